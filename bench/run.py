@@ -1,0 +1,718 @@
+#!/usr/bin/env python3
+"""devarray's benchmarks: devarray next to CuPy and PyTorch on one GPU, in one
+process, or (with --host, or where there is no GPU) devarray's host backend
+next to NumPy.
+
+Prints one markdown table and a "targets met: X/Y" line, writes the results
+as JSON, and on a GPU regenerates docs/benchmarks.md.  A row that fails
+records its error and the run goes on; the exit status is 0 whenever the
+run completed, targets met or not.  bench/README.md says how each row is
+measured.
+
+    python3 bench/run.py                  # GPU: all rows, writes the docs page
+    python3 bench/run.py --host           # host backend against NumPy
+    python3 bench/run.py --from-json bench.json --write-docs
+"""
+
+import argparse
+import datetime
+import gc
+import importlib.util
+import json
+import os
+import platform
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS_PAGE = ROOT / "docs" / "benchmarks.md"
+# Benchmark this checkout's in-place build when there is one, else whatever
+# devarray is installed.
+IN_PLACE = any(p.suffix in (".so", ".pyd") for p in (ROOT / "devarray").glob("_core*"))
+if IN_PLACE:
+    sys.path.insert(0, str(ROOT))
+
+import devarray  # noqa: E402
+
+LOG2_COPY = 28                 # float32 elements: the 1 GiB reference copy
+SMALL = 1024                   # elements in the host-overhead rows
+TRANSFER_BYTES = 256 << 20
+HOST_ELEMENTS = 1 << 24        # host backend rows
+DEVICE_REPS = 30               # median of, for one large op
+WARMUP = 3
+SMALL_OPS = 4000               # back-to-back small ops in one batch
+SMALL_BATCHES = 5              # median of
+TRANSFER_REPS = 10             # median of
+HOST_REPS = 20                 # median of
+IMPORT_TRIES = 5               # best of
+# Inputs smaller than this could stay in the GPU's L2 (50 MB on an H100) or a
+# CPU's last-level cache between repetitions, so two input sets alternate.
+ROTATE_BELOW = 256 << 20
+
+GPU_LIBS = ("devarray", "cupy", "torch")
+HOST_LIBS = ("devarray", "numpy")
+LIB_TITLES = {"devarray": "devarray", "cupy": "CuPy", "torch": "PyTorch",
+              "numpy": "NumPy"}
+IMPORT_CODE = ("import sys, time\n"
+               "t = time.perf_counter_ns()\n"
+               "import {0}\n"
+               "t = time.perf_counter_ns() - t\n"
+               "print(t, 'numpy' in sys.modules)\n")
+
+
+def log(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def random_array(rng, n, dtype):
+    """Random values in [0.5, 1.5) (never zero: rows divide), or 1..1023."""
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(1, 1 << 10, n, dtype=dtype)
+    x = rng.random(n, dtype=dtype)
+    x += 0.5
+    return x
+
+
+def median_s(samples_ns):
+    return statistics.median(samples_ns) / 1e9
+
+
+def per_op_time(fn, sync):
+    """Seconds per call of fn over SMALL_OPS back-to-back calls and one sync:
+    the host overhead of an op whose device work is negligible."""
+    for _ in range(SMALL_OPS // 10):
+        fn()
+    sync()
+    samples = []
+    for _ in range(SMALL_BATCHES):
+        start = time.perf_counter_ns()
+        for _ in range(SMALL_OPS):
+            fn()
+        sync()
+        samples.append((time.perf_counter_ns() - start) / SMALL_OPS)
+    return median_s(samples)
+
+
+def wall_time(call, sync, reps, warmup=WARMUP):
+    """Median seconds of call(i) followed by sync(); results are freed
+    outside the timed region."""
+    for i in range(warmup):
+        call(i)
+    sync()
+    samples = []
+    for i in range(reps):
+        start = time.perf_counter_ns()
+        result = call(i)
+        sync()
+        samples.append(time.perf_counter_ns() - start)
+        del result
+    return median_s(samples)
+
+
+class EventTimer:
+    """Device time of ops on the legacy default stream, through one library's
+    CUDA events (the same events for every library measured)."""
+
+    def __init__(self, name, make, record, elapsed_ms, sync):
+        self.name = name
+        self.make = make
+        self.record = record
+        self.elapsed_ms = elapsed_ms
+        self.sync = sync
+
+    def __call__(self, call, reps):
+        for i in range(WARMUP):
+            call(i)
+        self.sync()
+        events = [self.make() for _ in range(reps + 1)]
+        # One op is queued ahead of the first event so the GPU is busy when
+        # it is reached: no interval then holds host launch latency.
+        keep = call(0)
+        self.record(events[0])
+        for i in range(reps):
+            keep = call(i + 1)
+            self.record(events[i + 1])
+        events[-1].synchronize()
+        del keep
+        return statistics.median(self.elapsed_ms(events[i], events[i + 1])
+                                 for i in range(reps)) / 1e3
+
+
+class Bench:
+    """The libraries in use: how to put a NumPy array on each, how to wait for
+    each, how to time device work, and how to give memory back."""
+
+    def __init__(self, gpu):
+        self.gpu = gpu
+        self.cupy = self.torch = None
+        self.notes = []
+        self.upload = {"devarray": devarray.to_device}
+        self.sync = {"devarray": devarray.synchronize}
+        self.timer = None
+        self.timer_name = "wall clock around each op and a synchronize"
+        if not gpu:
+            self.upload["numpy"] = lambda x: x
+            self.sync["numpy"] = lambda: None
+            return
+        self._load_cupy()
+        self._load_torch()
+        if self.timer is None:
+            self.notes.append("no CUDA events (neither CuPy nor PyTorch is usable): "
+                              "device times are wall times with a synchronize")
+
+    def _load_cupy(self):
+        try:
+            import cupy
+            cupy.cuda.runtime.getDeviceCount()
+        except Exception as exc:
+            self.notes.append("CuPy not used: %s" % one_line(exc))
+            return
+        self.cupy = cupy
+        self.upload["cupy"] = cupy.asarray
+        self.sync["cupy"] = cupy.cuda.runtime.deviceSynchronize
+        if cupy.cuda.get_current_stream().ptr != 0:
+            self.notes.append("CuPy's current stream is not the legacy default "
+                              "stream; its events are not used")
+            return
+        null = cupy.cuda.Stream.null
+        self.timer = EventTimer("CUDA events (CuPy's, on the legacy default stream)",
+                                cupy.cuda.Event, lambda e: e.record(null),
+                                cupy.cuda.get_elapsed_time,
+                                cupy.cuda.runtime.deviceSynchronize)
+
+    def _load_torch(self):
+        try:
+            import torch
+            if not torch.cuda.is_available():
+                raise RuntimeError("torch.cuda.is_available() is False")
+            torch.cuda.init()
+        except Exception as exc:
+            self.notes.append("PyTorch not used: %s" % one_line(exc))
+            return
+        self.torch = torch
+        self.upload["torch"] = lambda x: torch.from_numpy(x).to("cuda")
+        self.sync["torch"] = torch.cuda.synchronize
+        if torch.cuda.current_stream().cuda_stream != 0:
+            self.notes.append("PyTorch's current stream is not the legacy default "
+                              "stream: its ops may overlap devarray's")
+        elif self.timer is None:
+            self.timer = EventTimer("CUDA events (PyTorch's, on the legacy default stream)",
+                                    lambda: torch.cuda.Event(enable_timing=True),
+                                    lambda e: e.record(), lambda a, b: a.elapsed_time(b),
+                                    torch.cuda.synchronize)
+
+    def release(self):
+        gc.collect()
+        if self.cupy is not None:
+            self.cupy.get_default_memory_pool().free_all_blocks()
+            self.cupy.get_default_pinned_memory_pool().free_all_blocks()
+        if self.torch is not None:
+            self.torch.cuda.empty_cache()
+
+    def measure(self, row, lib, thunk):
+        """row's time for lib from thunk(), or its error; a library that is
+        not in use keeps None.  Memory is given back either way."""
+        if lib not in self.upload:
+            return
+        try:
+            row["times"][lib] = thunk()
+        except Exception as exc:
+            row["errors"][lib] = one_line(exc)
+            log("  %s: %s failed: %s" % (row["op"], lib, row["errors"][lib]))
+        finally:
+            self.release()
+
+    def time_op(self, lib, fn, inputs):
+        """Median time of fn(*arrays) on lib's copies of the NumPy inputs."""
+        upload = self.upload[lib]
+        sets = [[upload(x) for x in inputs]]
+        if sum(x.nbytes for x in inputs) < ROTATE_BELOW:
+            sets.append([upload(x.copy()) for x in inputs])
+        sync = self.sync[lib]
+        sync()
+
+        def call(i):
+            return fn(*sets[i % len(sets)])
+
+        if self.timer is None:
+            return wall_time(call, sync, HOST_REPS if not self.gpu else DEVICE_REPS)
+        return self.timer(call, DEVICE_REPS)
+
+    def op_row(self, row, fn, inputs):
+        """Fill row with the time of fn (one callable, or one per library)."""
+        log("measuring %s (%s)" % (row["op"], row["dtype"]))
+        for lib in row["times"]:
+            f = fn[lib] if isinstance(fn, dict) else fn
+            self.measure(row, lib, lambda: self.time_op(lib, f, inputs))
+        return row
+
+    def small_row(self, row, fn, x, upload=True):
+        """Fill row with the host overhead per call of fn[lib](a), where a is
+        lib's copy of x (or x itself when upload is false)."""
+        log("measuring %s" % row["op"])
+
+        def thunk(lib):
+            a = self.upload[lib](x) if upload else x
+            return per_op_time(lambda: fn[lib](a), self.sync[lib])
+
+        for lib in row["times"]:
+            self.measure(row, lib, lambda: thunk(lib))
+        return row
+
+    def transfer_row(self, row, fn, x, upload=True):
+        """Fill row with the wall time of the synchronous transfer fn[lib](a)."""
+        log("measuring %s" % row["op"])
+
+        def thunk(lib):
+            a = self.upload[lib](x) if upload else x
+            return wall_time(lambda i: fn[lib](a), self.sync[lib], TRANSFER_REPS, 1)
+
+        for lib in row["times"]:
+            self.measure(row, lib, lambda: thunk(lib))
+        return row
+
+
+def one_line(exc):
+    text = str(exc).strip().splitlines()
+    return "%s: %s" % (type(exc).__name__, text[0] if text else "")
+
+
+def new_row(key, op, size, dtype, libs, nbytes=None, vs_copy=False, target=()):
+    """A table row.  target holds clauses, each a list whose last item is its
+    text: ["peer", lib, f, text] devarray's time <= f * lib's time;
+    ["copy", f, text] devarray's GB/s >= f * the copy row's best GB/s;
+    ["under", s, text] devarray's time < s seconds; ["row", key, f, text]
+    devarray's time <= f * devarray's time in row key; ["check", name, text]
+    row["checks"][name] is true."""
+    return {"key": key, "op": op, "size": size, "dtype": dtype,
+            "times": {lib: None for lib in libs}, "errors": {}, "checks": {},
+            "bytes": nbytes, "vs_copy": vs_copy, "target": [list(c) for c in target]}
+
+
+def copy_of(lib):
+    return (lambda a: a.clone()) if lib == "torch" else (lambda a: a.copy())
+
+
+def gpu_rows(bench, log2n):
+    rng = np.random.default_rng(20240501)
+    n = 1 << log2n
+    size = "2^%d" % log2n
+    libs = GPU_LIBS
+    rows = []
+
+    x = random_array(rng, 1 << min(log2n, LOG2_COPY), np.float32)
+    rows.append(bench.op_row(new_row(
+        "copy", "device copy: a.copy() (torch: clone)", fmt_bytes(x.nbytes),
+        "float32", libs, 2 * x.nbytes), {lib: copy_of(lib) for lib in libs}, [x]))
+    del x
+
+    x = random_array(rng, SMALL, np.float32)
+    small = "{:,}".format(SMALL)
+    rows.append(bench.small_row(new_row(
+        "small-add", "host overhead: a + a", small, "float32", libs,
+        target=[["peer", "torch", 0.75, "<= 0.75x PyTorch"],
+                ["peer", "cupy", 0.6, "<= 0.6x CuPy"]]),
+        {lib: lambda a: a + a for lib in libs}, x))
+    rows.append(bench.small_row(new_row(
+        "small-sum", "host overhead: a.sum()", small, "float32", libs,
+        target=[["peer", "torch", 0.75, "<= 0.75x PyTorch"]]),
+        {lib: lambda a: a.sum() for lib in libs}, x))
+    rows.append(bench.small_row(new_row(
+        "small-item", "host overhead: float(a.sum()) (torch: .item())", small, "float32",
+        libs, target=[["peer", "torch", 1.0, "<= PyTorch"]]),
+        {"devarray": lambda a: float(a.sum()), "cupy": lambda a: float(a.sum()),
+         "torch": lambda a: a.sum().item()}, x))
+    rows.append(bench.small_row(new_row(
+        "small-upload", "host overhead: to_device(numpy) (cupy.asarray, torch.as_tensor)",
+        small, "float32", libs, target=[["peer", "cupy", 0.75, "<= 0.75x CuPy"]]),
+        bench.upload, x, upload=False))
+    del x
+
+    def add(a, b):
+        return a + b
+
+    def sum_(a):
+        return a.sum()
+
+    def expression(a, b):
+        return ((a + b) * a - b) / b
+
+    for dtype in ("float32", "float64"):
+        item = np.dtype(dtype).itemsize
+        a, b = random_array(rng, n, dtype), random_array(rng, n, dtype)
+        rows.append(bench.op_row(new_row(
+            "add-" + dtype, "a + b", size, dtype, libs, 3 * item * n, True,
+            [["copy", 0.9, ">= 90% copy BW"], ["peer", "torch", 1.0, "<= PyTorch"]]),
+            add, [a, b]))
+        rows.append(bench.op_row(new_row(
+            "sum-" + dtype, "a.sum()", size, dtype, libs, item * n, True,
+            [["peer", "cupy", 1 / 0.97, ">= 0.97x CuPy speed"]]), sum_, [a]))
+        if dtype == "float32":
+            rows.append(bench.op_row(new_row(
+                "expr-float32", "((a + b) * a - b) / b", size, dtype, libs,
+                4 * 3 * item * n, True, [["peer", "torch", 1.0, "<= PyTorch"]]),
+                expression, [a, b]))
+            i = random_array(rng, n, np.int32)
+            # PyTorch promotes int32 + float32 to float32, not float64: no peer.
+            rows.append(bench.op_row(new_row(
+                "mixed", "a + b", size, "int32 + float32 -> float64", ("devarray", "cupy"),
+                (4 + 4 + 8) * n, True,
+                [["row", "add-float64", 1.5, "<= 1.5x float64 a + b"]]), add, [i, a]))
+            del i
+        del a, b
+
+    x = random_array(rng, TRANSFER_BYTES // 4, np.float32)
+    mib = fmt_bytes(TRANSFER_BYTES)
+    rows.append(bench.transfer_row(new_row(
+        "h2d", "host->device, pageable: to_device (cupy.asarray, torch .to)", mib,
+        "float32", libs, x.nbytes, target=[["peer", "cupy", 1.0, ">= CuPy GB/s"]]),
+        bench.upload, x, upload=False))
+    rows.append(bench.transfer_row(new_row(
+        "d2h", "device->host, new array: to_host() (cupy .get, torch .cpu)", mib,
+        "float32", libs, x.nbytes, target=[["peer", "cupy", 1 / 1.5, ">= 1.5x CuPy GB/s"]]),
+        {"devarray": lambda a: a.to_host(), "cupy": lambda a: a.get(),
+         "torch": lambda a: a.cpu()}, x))
+    buf = x.copy()  # pageable and already touched: no page faults in the copies
+    rows.append(bench.transfer_row(new_row(
+        "d2h-out", "device->host into a pageable buffer: to_host(out=buf)", mib,
+        "float32", libs, x.nbytes, target=[["peer", "cupy", 1.0, ">= CuPy GB/s"]]),
+        {"devarray": lambda a: a.to_host(out=buf), "cupy": lambda a: a.get(out=buf),
+         "torch": lambda a: bench.torch.from_numpy(buf).copy_(a)}, x))
+    return rows
+
+
+def host_rows(bench):
+    rng = np.random.default_rng(20240502)
+    a = random_array(rng, HOST_ELEMENTS, np.float32)
+    b = random_array(rng, HOST_ELEMENTS, np.float32)
+    size = "2^%d" % (HOST_ELEMENTS.bit_length() - 1)
+    target = [["peer", "numpy", 2.0, "<= 2x NumPy"]]
+    return [
+        bench.op_row(new_row("host-add", "host backend: a + b", size, "float32",
+                             HOST_LIBS, 12 * HOST_ELEMENTS, target=target),
+                     lambda x, y: x + y, [a, b]),
+        bench.op_row(new_row("host-sum", "host backend: a.sum()", size, "float32",
+                             HOST_LIBS, 4 * HOST_ELEMENTS, target=target),
+                     lambda x: x.sum(), [a]),
+    ]
+
+
+def import_time(module):
+    """Best of IMPORT_TRIES fresh interpreters: (seconds, whether NumPy was
+    imported with it), or (None, None) when module is not installed."""
+    if importlib.util.find_spec(module) is None:
+        return None, None
+    env = dict(os.environ)
+    if IN_PLACE:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    best = numpy_loaded = None
+    for _ in range(IMPORT_TRIES):
+        proc = subprocess.run([sys.executable, "-c", IMPORT_CODE.format(module)],
+                              capture_output=True, text=True, env=env,
+                              cwd=tempfile.gettempdir(), timeout=300)
+        if proc.returncode != 0:
+            lines = proc.stderr.strip().splitlines()
+            raise RuntimeError(lines[-1] if lines else "exit status %d" % proc.returncode)
+        ns, loaded = proc.stdout.strip().splitlines()[-1].split()
+        if best is None or int(ns) < best:
+            best = int(ns)
+        numpy_loaded = loaded == "True"
+    return best / 1e9, numpy_loaded
+
+
+def import_row():
+    log("measuring import times")
+    row = new_row("import", "import time (fresh interpreter, best of %d)" % IMPORT_TRIES,
+                  "", "", GPU_LIBS,
+                  target=[["under", 0.030, "< 30 ms"], ["peer", "cupy", 0.1, "<= 0.1x CuPy"],
+                          ["check", "numpy not imported", "NumPy not imported"]])
+    for lib in GPU_LIBS:
+        try:
+            seconds, numpy_loaded = import_time(lib)
+        except Exception as exc:
+            row["errors"][lib] = one_line(exc)
+            continue
+        row["times"][lib] = seconds
+        if lib == "devarray" and numpy_loaded is not None:
+            row["checks"]["numpy not imported"] = not numpy_loaded
+    return row
+
+
+def clause_met(clause, row, rows_by_key, copy_gbps):
+    """True, False, or None when a peer's (or the reference's) number is
+    missing.  devarray failing to run is a miss."""
+    kind = clause[0]
+    if kind == "check":
+        return row["checks"].get(clause[1])
+    t = row["times"].get("devarray")
+    if t is None:
+        return False
+    if kind == "peer":
+        peer = row["times"].get(clause[1])
+        return None if peer is None else t <= clause[2] * peer
+    if kind == "copy":
+        return None if copy_gbps is None else row["gbps"]["devarray"] >= clause[1] * copy_gbps
+    if kind == "under":
+        return t < clause[1]
+    if kind == "row":
+        other = rows_by_key.get(clause[1], {}).get("times", {}).get("devarray")
+        return None if other is None else t <= clause[2] * other
+    raise ValueError("unknown target clause %r" % (clause,))
+
+
+def judge(rows):
+    """Add GB/s, % of copy bandwidth, the ratio to the best peer and the
+    verdict to each row."""
+    for row in rows:
+        row["gbps"] = {lib: row["bytes"] / t / 1e9
+                       for lib, t in row["times"].items()
+                       if t is not None and row["bytes"]}
+    copy = next((r for r in rows if r["key"] == "copy"), None)
+    copy_gbps = max(copy["gbps"].values(), default=None) if copy else None
+    rows_by_key = {r["key"]: r for r in rows}
+    for row in rows:
+        t = row["times"].get("devarray")
+        peers = [v for lib, v in row["times"].items() if lib != "devarray" and v is not None]
+        row["ratio"] = t / min(peers) if t is not None and peers else None
+        dev_gbps = row["gbps"].get("devarray")
+        row["pct_copy"] = (100 * dev_gbps / copy_gbps
+                           if row["vs_copy"] and dev_gbps and copy_gbps else None)
+        results = [clause_met(c, row, rows_by_key, copy_gbps) for c in row["target"]]
+        row["results"] = results
+        if not results:
+            row["met"] = None
+        elif False in results:
+            row["met"] = "no"
+        elif None in results:
+            row["met"] = "n/a"
+        else:
+            row["met"] = "yes"
+    return copy_gbps
+
+
+def summary(rows):
+    yes = sum(r["met"] == "yes" for r in rows)
+    judged = sum(r["met"] in ("yes", "no") for r in rows)
+    unknown = sum(r["met"] == "n/a" for r in rows)
+    text = "targets met: %d/%d" % (yes, judged)
+    if unknown:
+        text += " (%d more n/a: a peer's number is missing)" % unknown
+    return text
+
+
+def fmt_time(seconds):
+    if seconds < 1e-3:
+        return "%.2f us" % (seconds * 1e6)
+    if seconds < 1:
+        return "%.3f ms" % (seconds * 1e3)
+    return "%.2f s" % seconds
+
+
+def fmt_bytes(n):
+    return "%g GiB" % (n / 2**30) if n >= 2**30 else "%g MiB" % (n / 2**20)
+
+
+def table(rows):
+    libs = [lib for lib in ("devarray", "cupy", "torch", "numpy")
+            if any(lib in r["times"] for r in rows)]
+    head = (["operation", "size", "dtype"] + [LIB_TITLES[lib] for lib in libs]
+            + ["devarray / best peer", "GB/s", "% of copy BW", "target", "met?"])
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [r["op"], r["size"], r["dtype"]]
+        for lib in libs:
+            t = r["times"].get(lib)
+            cells.append("error" if lib in r["errors"]
+                         else "—" if t is None else fmt_time(t))
+        gbps = r["gbps"].get("devarray")
+        cells += ["—" if r["ratio"] is None else "%.2fx" % r["ratio"],
+                  "" if gbps is None else "%.1f" % gbps,
+                  "" if r["pct_copy"] is None else "%.0f%%" % r["pct_copy"],
+                  "; ".join(c[-1] for c in r["target"]) or "reference",
+                  r["met"] or "—"]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def version_text(v):
+    """CUDA's 13000 as '13.0'."""
+    return None if v is None else "%d.%d" % (v // 1000, v % 1000 // 10)
+
+
+def driver_version():
+    try:
+        proc = subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
+                               "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = proc.stdout.strip().splitlines()
+    return lines[0].strip() if proc.returncode == 0 and lines else None
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def environment(bench):
+    info = devarray._core._device_info() if bench.gpu else None
+    return {
+        "gpu": bench.gpu,
+        "backend": "cuda" if bench.gpu else "host",
+        "device": info,
+        "driver": driver_version() if bench.gpu else None,
+        "cuda_driver_api": version_text(info.get("driver_version")) if info else None,
+        "cuda_runtime": version_text(info.get("runtime_version")) if info else None,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "cupy": bench.cupy.__version__ if bench.cupy else None,
+        "torch": bench.torch.__version__ if bench.torch else None,
+        "devarray": devarray.__version__,
+        "in_place_build": IN_PLACE,
+        "cpu": cpu_name(),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "timer": bench.timer.name if bench.timer else bench.timer_name,
+        "notes": bench.notes,
+    }
+
+
+def describe(env):
+    """Lines naming what the run ran on."""
+    lines = []
+    info = env["device"]
+    if info:
+        cc = ".".join(str(v) for v in info.get("compute_capability", ()))
+        lines.append("GPU: %s (compute capability %s, %s SMs, %.1f GiB)" % (
+            info.get("name"), cc, info.get("multiprocessors"),
+            info.get("total_memory", 0) / 2**30))
+        lines.append("driver: %s (CUDA %s driver API); CUDA runtime: %s (devarray's, static)"
+                     % (env["driver"] or "unknown", env["cuda_driver_api"], env["cuda_runtime"]))
+    else:
+        lines.append("backend: host (no GPU used); CPU: %s" % env["cpu"])
+    versions = ["Python %s" % env["python"], "NumPy %s" % env["numpy"]]
+    versions += ["%s %s" % (LIB_TITLES[k], env[k]) for k in ("cupy", "torch") if env[k]]
+    versions.append("devarray %s%s" % (env["devarray"],
+                                       " (in-place build)" if env["in_place_build"] else ""))
+    lines.append(", ".join(versions))
+    lines.append("date: %s; timing: %s" % (env["date"], env["timer"]))
+    lines += ["note: %s" % n for n in env["notes"]]
+    return lines
+
+
+def errors_text(rows):
+    return ["%s (%s), %s: %s" % (r["op"], r["dtype"], LIB_TITLES[lib], msg)
+            for r in rows for lib, msg in r["errors"].items()]
+
+
+def docs_page(result):
+    env, rows = result["env"], result["rows"]
+    out = ["# Benchmarks", "",
+           "Generated by `bench/run.py`: do not edit by hand.  On a machine with a GPU,",
+           "`python3 bench/run.py` measures and rewrites this page; `python3 bench/run.py",
+           "--from-json bench.json --write-docs` rewrites it from a saved run.",
+           "[bench/README.md](../bench/README.md) says how each row is measured.", ""]
+    out += ["- " + line for line in describe(env)]
+    out += ["- command: `%s`" % result["command"], "", table(rows), "",
+            summary(rows), "",
+            "Times are per op (lower is better); *devarray / best peer* is devarray's",
+            "time over the fastest other library's (below 1 is faster).  *GB/s* is",
+            "devarray's bytes moved over its time: `a + b` reads two arrays and writes",
+            "one, `sum` reads one, the copy reads and writes one, the expression counts",
+            "its four separate ops, transfers count the bytes sent once.  *% of copy BW*",
+            "compares it with the fastest device-to-device copy measured in the first row.",
+            "Device rows are timed with CUDA events on the legacy default stream, the",
+            "median of %d ops queued back to back; host-overhead rows are wall time over"
+            % result["reps"]["device"],
+            "%d back-to-back ops with one synchronize, median of %d batches; transfers"
+            % (result["reps"]["small_ops"], result["reps"]["small_batches"]),
+            "are wall time of the call plus a synchronize, median of %d."
+            % result["reps"]["transfer"]]
+    errors = errors_text(rows)
+    if errors:
+        out += ["", "Errors:", ""] + ["- " + e for e in errors]
+    return "\n".join(out) + "\n"
+
+
+def report(result):
+    rows = result["rows"]
+    print("\n".join(describe(result["env"])))
+    print()
+    print(table(rows))
+    print()
+    for e in errors_text(rows):
+        print("error: " + e)
+    print(summary(rows))
+
+
+def measure_all(args):
+    gpu = (not args.host and os.environ.get("DEVARRAY_BACKEND") != "host"
+           and devarray._core._cuda_available())
+    devarray.set_backend("cuda" if gpu else "host")
+    bench = Bench(gpu)
+    rows = [import_row()]
+    rows += gpu_rows(bench, args.log2_size) if gpu else host_rows(bench)
+    judge(rows)
+    return {"version": 1,
+            "command": shlex.join(["python3", "bench/run.py"] + sys.argv[1:]),
+            "env": environment(bench),
+            "reps": {"device": DEVICE_REPS, "small_ops": SMALL_OPS,
+                     "small_batches": SMALL_BATCHES, "transfer": TRANSFER_REPS,
+                     "host": HOST_REPS, "import": IMPORT_TRIES},
+            "rows": rows,
+            "summary": summary(rows)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--host", action="store_true",
+                        help="run the host backend against NumPy even on a GPU machine")
+    parser.add_argument("--json", metavar="PATH",
+                        help="where to write the results (default $OUT/bench.json "
+                             "when OUT is set, else bench.json)")
+    parser.add_argument("--write-docs", action=argparse.BooleanOptionalAction,
+                        default=None, help="regenerate docs/benchmarks.md "
+                        "(default: when the results come from a GPU)")
+    parser.add_argument("--from-json", metavar="PATH",
+                        help="report and document a saved run instead of measuring")
+    parser.add_argument("--log2-size", type=int, default=28, metavar="K",
+                        help="elements in the large device rows: 2^K (default 28)")
+    args = parser.parse_args()
+
+    if args.from_json:
+        result = json.loads(Path(args.from_json).read_text())
+    else:
+        start = time.perf_counter()
+        result = measure_all(args)
+        log("measured in %.0f s" % (time.perf_counter() - start))
+    report(result)
+
+    json_path = args.json
+    if json_path is None and not args.from_json:
+        json_path = os.path.join(os.environ["OUT"], "bench.json") if os.environ.get("OUT") \
+            else "bench.json"
+    if json_path:
+        Path(json_path).write_text(json.dumps(result, indent=1) + "\n")
+        log("wrote %s" % json_path)
+    write_docs = result["env"]["gpu"] if args.write_docs is None else args.write_docs
+    if write_docs:
+        DOCS_PAGE.write_text(docs_page(result))
+        log("wrote %s" % DOCS_PAGE)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

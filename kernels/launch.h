@@ -1,0 +1,177 @@
+/*
+ * The contract between devarray's C core and its compute backends.
+ *
+ * Two implementations with identical semantics:
+ *   - kernels/<name>.cu  da_cuda_*  (extern "C" launchers around CUDA kernels)
+ *   - src/host_kernels.c da_host_* (plain C loops, the host backend and the
+ *                                   reference for every kernel)
+ *
+ * The core does all checking, broadcasting and allocation before it calls in:
+ * launchers get valid pointers, shapes and types and only compute.  They
+ * never allocate (temporary storage is passed in), never print, never exit.
+ * CUDA launchers are asynchronous on `stream` and return the launch's
+ * cudaError_t (cudaGetLastError() after every launch); host launchers return
+ * 0, or -1 for a request outside this contract (a bug in the caller).
+ */
+#ifndef DEVARRAY_KERNELS_LAUNCH_H_
+#define DEVARRAY_KERNELS_LAUNCH_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ops.h"
+
+#ifdef DEVARRAY_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* NumPy's limit is 64; 32 keeps a launch's parameter block near 1 KiB. */
+#define DA_MAXDIMS 32
+
+typedef struct {
+    char *data;         /* first element; NULL means a scalar operand */
+    int typenum;        /* da_typenum of the elements at `data` */
+    da_scalar scalar;   /* the value when data == NULL, in the op's class */
+    int64_t strides[DA_MAXDIMS]; /* bytes; 0 along broadcast dimensions */
+} da_operand;
+
+/*
+ * An elementwise operation over `ndim` dimensions of `shape`, with the same
+ * iteration for the output and each input.  The core has already
+ * broadcast the operands and merged dimensions that are contiguous in every
+ * operand, so a contiguous problem arrives as ndim == 1 with strides equal
+ * to each itemsize.  ndim == 0 is a single element.  size == product(shape)
+ * and is > 0.
+ *
+ * For op and class (da_op, da_class in ops.h):
+ *   each element: v_i = da_load_<class>(in[i] element or in[i].scalar)
+ *                 r   = da_<class>_<op>(v_0[, v_1])
+ *                 da_store_<rclass>(out element, out.typenum, r)
+ *   where rclass is class, except DA_OP_ABS of c64/c128, whose result is
+ *   f32/f64.  in[i].scalar is only read when in[i].data == NULL.
+ * Supported (op, class): ADD, SUB and MUL for sint and uint, every binary op
+ * for f32, f64, c64 and c128 (ops.h has no integer division: int / int
+ * computes in f64); ADD and MUL for bool; NEG for all but bool; ABS and COPY
+ * for all.  DA_FOR_EACH_ELEMENTWISE below is that list as data.
+ *
+ * The output may be the same memory as an input with identical strides
+ * (in-place ops); the core removes any other overlap before calling.
+ */
+/* X(op, class, cname, opname, rname) for each supported (op, class): the
+   element function is da_<cname>_<opname>, its operands are read with
+   da_load_<cname> and its result written with da_store_<rname>.  Both
+   backends instantiate exactly this list. */
+#define DA_FOR_EACH_ELEMENTWISE(X)                 \
+    X(DA_OP_ADD, DA_CLASS_BOOL, bool, add, bool)   \
+    X(DA_OP_MUL, DA_CLASS_BOOL, bool, mul, bool)   \
+    X(DA_OP_ABS, DA_CLASS_BOOL, bool, abs, bool)   \
+    X(DA_OP_COPY, DA_CLASS_BOOL, bool, copy, bool) \
+    X(DA_OP_ADD, DA_CLASS_SINT, sint, add, sint)   \
+    X(DA_OP_SUB, DA_CLASS_SINT, sint, sub, sint)   \
+    X(DA_OP_MUL, DA_CLASS_SINT, sint, mul, sint)   \
+    X(DA_OP_NEG, DA_CLASS_SINT, sint, neg, sint)   \
+    X(DA_OP_ABS, DA_CLASS_SINT, sint, abs, sint)   \
+    X(DA_OP_COPY, DA_CLASS_SINT, sint, copy, sint) \
+    X(DA_OP_ADD, DA_CLASS_UINT, uint, add, uint)   \
+    X(DA_OP_SUB, DA_CLASS_UINT, uint, sub, uint)   \
+    X(DA_OP_MUL, DA_CLASS_UINT, uint, mul, uint)   \
+    X(DA_OP_NEG, DA_CLASS_UINT, uint, neg, uint)   \
+    X(DA_OP_ABS, DA_CLASS_UINT, uint, abs, uint)   \
+    X(DA_OP_COPY, DA_CLASS_UINT, uint, copy, uint) \
+    X(DA_OP_ADD, DA_CLASS_F32, f32, add, f32)      \
+    X(DA_OP_SUB, DA_CLASS_F32, f32, sub, f32)      \
+    X(DA_OP_MUL, DA_CLASS_F32, f32, mul, f32)      \
+    X(DA_OP_DIV, DA_CLASS_F32, f32, div, f32)      \
+    X(DA_OP_NEG, DA_CLASS_F32, f32, neg, f32)      \
+    X(DA_OP_ABS, DA_CLASS_F32, f32, abs, f32)      \
+    X(DA_OP_COPY, DA_CLASS_F32, f32, copy, f32)    \
+    X(DA_OP_ADD, DA_CLASS_F64, f64, add, f64)      \
+    X(DA_OP_SUB, DA_CLASS_F64, f64, sub, f64)      \
+    X(DA_OP_MUL, DA_CLASS_F64, f64, mul, f64)      \
+    X(DA_OP_DIV, DA_CLASS_F64, f64, div, f64)      \
+    X(DA_OP_NEG, DA_CLASS_F64, f64, neg, f64)      \
+    X(DA_OP_ABS, DA_CLASS_F64, f64, abs, f64)      \
+    X(DA_OP_COPY, DA_CLASS_F64, f64, copy, f64)    \
+    X(DA_OP_ADD, DA_CLASS_C64, c64, add, c64)      \
+    X(DA_OP_SUB, DA_CLASS_C64, c64, sub, c64)      \
+    X(DA_OP_MUL, DA_CLASS_C64, c64, mul, c64)      \
+    X(DA_OP_DIV, DA_CLASS_C64, c64, div, c64)      \
+    X(DA_OP_NEG, DA_CLASS_C64, c64, neg, c64)      \
+    X(DA_OP_ABS, DA_CLASS_C64, c64, abs, f32)      \
+    X(DA_OP_COPY, DA_CLASS_C64, c64, copy, c64)    \
+    X(DA_OP_ADD, DA_CLASS_C128, c128, add, c128)   \
+    X(DA_OP_SUB, DA_CLASS_C128, c128, sub, c128)   \
+    X(DA_OP_MUL, DA_CLASS_C128, c128, mul, c128)   \
+    X(DA_OP_DIV, DA_CLASS_C128, c128, div, c128)   \
+    X(DA_OP_NEG, DA_CLASS_C128, c128, neg, c128)   \
+    X(DA_OP_ABS, DA_CLASS_C128, c128, abs, f64)    \
+    X(DA_OP_COPY, DA_CLASS_C128, c128, copy, c128)
+
+typedef struct {
+    int ndim;
+    int nin;                    /* 1 or 2 */
+    int64_t size;
+    int64_t shape[DA_MAXDIMS];
+    da_operand out;
+    da_operand in[2];
+} da_elementwise;
+
+/*
+ * Sum `nsegments` contiguous segments of `seglen` elements each, from `in`
+ * (dtype in_typenum) into `out`: nsegments contiguous values of dtype
+ * acc_typenum, the accumulator.  Supported (in, acc) pairs:
+ *   acc int64:      bool, int8, int16, int32, int64
+ *   acc uint64:     uint8, uint16, uint32, uint64
+ *   acc float32:    float16, float32
+ *   acc float64:    float64
+ *   acc complex64:  complex64
+ *   acc complex128: complex128
+ * da_sum_supported() says whether a pair is one of these.  nsegments >= 1 and
+ * seglen >= 1.  Float sums are tree/pairwise (error ~ log2(n) eps, not n eps).
+ */
+static inline int
+da_sum_supported(int in_typenum, int acc_typenum)
+{
+    switch (acc_typenum) {
+        case DA_INT64:
+            return in_typenum == DA_BOOL || in_typenum == DA_INT8 ||
+                   in_typenum == DA_INT16 || in_typenum == DA_INT32 ||
+                   in_typenum == DA_INT64;
+        case DA_UINT64:
+            return in_typenum == DA_UINT8 || in_typenum == DA_UINT16 ||
+                   in_typenum == DA_UINT32 || in_typenum == DA_UINT64;
+        case DA_FLOAT32:
+            return in_typenum == DA_FLOAT16 || in_typenum == DA_FLOAT32;
+        case DA_FLOAT64:
+        case DA_COMPLEX64:
+        case DA_COMPLEX128:
+            return in_typenum == acc_typenum;
+        default:
+            return 0;
+    }
+}
+
+int da_host_elementwise(int op, int cls, const da_elementwise *e);
+int da_host_sum(const void *in, int in_typenum, void *out, int acc_typenum,
+                int64_t nsegments, int64_t seglen);
+
+#ifdef DEVARRAY_HAVE_CUDA
+cudaError_t da_cuda_elementwise(int op, int cls, const da_elementwise *e,
+                                cudaStream_t stream);
+
+/* Two-phase, like CUB: with temp == NULL only *temp_bytes is set (no work is
+   done); then call again with at least that many bytes of device memory. */
+cudaError_t da_cuda_sum(void *temp, size_t *temp_bytes, const void *in,
+                        int in_typenum, void *out, int acc_typenum,
+                        int64_t nsegments, int64_t seglen, cudaStream_t stream);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DEVARRAY_KERNELS_LAUNCH_H_ */

@@ -1,0 +1,324 @@
+"""Build devarray._core.
+
+The extension is every C11 file in src/.  When nvcc is found, every .cu file in
+kernels/ is compiled by nvcc into an object file that is linked into the same
+shared object, together with the *static* CUDA runtime, so importing devarray
+needs only the NVIDIA driver (libcuda), never libcudart.so.  Without nvcc the
+build succeeds with the host backend only, and says so.
+
+Environment (docs/install.md has the details):
+  CUDA_HOME, CUDA_PATH       the toolkit; else nvcc on PATH; else /usr/local/cuda
+  DEVARRAY_CUDA_ARCHS        e.g. "90" or "80,90": machine code for each, PTX
+                             for the highest (default: Turing..Blackwell)
+  DEVARRAY_REQUIRE_CUDA=1    no nvcc is an error instead of a host-only build
+  DEVARRAY_NO_CUDA=1         host-only build even when nvcc is there
+  DEVARRAY_DEBUG=1           -O0 -g, assertions on
+  DEVARRAY_SANITIZE=address,undefined
+                             -fsanitize=... for compiling and linking src/*.c
+  DEVARRAY_WERROR=1          warnings are errors (C and CUDA)
+"""
+
+import glob
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+try:
+    from setuptools.errors import CompileError, SetupError
+except ImportError:  # setuptools < 59
+    from distutils.errors import CompileError
+    from distutils.errors import DistutilsSetupError as SetupError
+
+try:
+    from distutils import log
+except ImportError:  # a setuptools without the distutils shim
+    import logging
+
+    log = logging.getLogger("devarray.setup")
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+# Machine code for Turing through Blackwell, restricted to what the installed
+# nvcc can target; PTX for the newest so later GPUs can JIT it.
+DEFAULT_ARCHS = (75, 80, 86, 89, 90, 100, 120)
+
+C_FLAGS = ["-std=c11", "-Wall", "-Wextra", "-fvisibility=hidden"]
+NVCC_FLAGS = [
+    "-std=c++17",
+    "--fmad=false",  # no FMA contraction: results match the host backend
+    "-Xcompiler", "-fPIC,-fvisibility=hidden,-Wall,-Wextra",
+    "-Xfatbin=-compress-all",
+    "--threads", "0",  # one host thread per target architecture
+]
+
+
+def env_flag(name):
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def warn(message):
+    """Say `message` loudly: in setuptools' log and on stderr (pip -v shows both)."""
+    text = "devarray: WARNING: " + message
+    log.warn(text)
+    bar = "*" * 78
+    print("\n%s\n%s\n%s\n" % (bar, text, bar), file=sys.stderr, flush=True)
+
+
+def is_executable(path):
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def find_nvcc():
+    """(nvcc path, toolkit root) or (None, None): CUDA_HOME, CUDA_PATH, PATH,
+    /usr/local/cuda, in that order."""
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        home = os.environ.get(var)
+        if not home:
+            continue
+        nvcc = os.path.join(home, "bin", "nvcc")
+        if is_executable(nvcc):
+            return nvcc, home
+        warn("%s=%s has no bin/nvcc; looking elsewhere" % (var, home))
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        nvcc = os.path.realpath(nvcc)
+        return nvcc, os.path.dirname(os.path.dirname(nvcc))
+    nvcc = "/usr/local/cuda/bin/nvcc"
+    if is_executable(nvcc):
+        return nvcc, "/usr/local/cuda"
+    return None, None
+
+
+def toolkit_dirs(home):
+    """Candidate include and library directories of a toolkit, including the
+    layout of distribution packages (/usr/include, /usr/lib/<multiarch>)."""
+    machine = os.uname().machine
+    target = {"aarch64": "sbsa-linux"}.get(machine, machine + "-linux")
+    includes = [os.path.join(home, "include"),
+                os.path.join(home, "targets", target, "include")]
+    libs = [os.path.join(home, "lib64"), os.path.join(home, "lib"),
+            os.path.join(home, "targets", target, "lib")]
+    multiarch = glob.glob("/usr/lib/%s-linux-gnu" % machine)
+    return includes, libs + multiarch
+
+
+def find_file(name, dirs, what):
+    for d in dirs:
+        path = os.path.join(d, name)
+        if os.path.isfile(path):
+            return path
+    raise SetupError("devarray: cannot find %s (%s) in: %s" % (what, name, ", ".join(dirs)))
+
+
+def nvcc_archs(nvcc):
+    """The compute capabilities (as strings, "90", "100a") nvcc can target."""
+    out = subprocess.run([nvcc, "--list-gpu-arch"], check=True,
+                         stdout=subprocess.PIPE, universal_newlines=True).stdout
+    return re.findall(r"compute_(\d+[a-z]?)", out)
+
+
+def parse_archs(text):
+    """"90", "8.6", "sm_90", "90a", separated by spaces, commas or semicolons."""
+    archs = []
+    for item in re.split(r"[\s,;]+", text.strip()):
+        if not item:
+            continue
+        m = re.fullmatch(r"(?:sm_|compute_)?(\d+)(?:\.(\d))?([a-z]?)", item)
+        if m is None:
+            raise SetupError("devarray: DEVARRAY_CUDA_ARCHS: cannot read %r "
+                             "(expected e.g. \"90\", \"8.6\" or \"sm_90a\")" % item)
+        major, minor, suffix = m.groups()
+        archs.append(major + (minor or "") + suffix)
+    if not archs:
+        raise SetupError("devarray: DEVARRAY_CUDA_ARCHS is empty")
+    return sorted(set(archs), key=lambda a: (int(re.match(r"\d+", a).group()), a))
+
+
+def gencode_flags(nvcc):
+    supported = nvcc_archs(nvcc)
+    requested = os.environ.get("DEVARRAY_CUDA_ARCHS", "").strip()
+    if requested:
+        archs = parse_archs(requested)
+        # nvcc lists only the plain architectures ("90"), not "90a" or "100f"
+        unknown = [a for a in archs if a.rstrip("af") not in supported]
+        if unknown:
+            raise SetupError("devarray: DEVARRAY_CUDA_ARCHS: %s not supported by %s "
+                             "(it lists %s)" % (", ".join(unknown), nvcc, " ".join(supported)))
+    else:
+        archs = [str(a) for a in DEFAULT_ARCHS if str(a) in supported]
+        if not archs:
+            raise SetupError("devarray: %s supports none of the compute capabilities %s"
+                             % (nvcc, " ".join(map(str, DEFAULT_ARCHS))))
+    flags = ["-gencode=arch=compute_%s,code=sm_%s" % (a, a) for a in archs]
+    newest = archs[-1]
+    flags.append("-gencode=arch=compute_%s,code=compute_%s" % (newest, newest))
+    return archs, flags
+
+
+def mtime(path):
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
+
+
+class BuildExt(build_ext):
+    """build_ext that compiles kernels/*.cu with nvcc (when there is one) and
+    links the objects, with the static CUDA runtime, into devarray._core."""
+
+    def build_extension(self, ext):
+        debug = env_flag("DEVARRAY_DEBUG")
+        werror = env_flag("DEVARRAY_WERROR")
+        sanitize = os.environ.get("DEVARRAY_SANITIZE", "").strip()
+
+        ext.extra_compile_args = list(C_FLAGS)
+        ext.extra_compile_args += ["-O0", "-g", "-UNDEBUG"] if debug else ["-O3", "-DNDEBUG"]
+        if werror:
+            ext.extra_compile_args.append("-Werror")
+        if sanitize:
+            san = ["-fsanitize=" + sanitize, "-fno-omit-frame-pointer"]
+            ext.extra_compile_args += san
+            ext.extra_link_args += san
+
+        cuda = self.configure_cuda(ext, debug, werror)
+        print("devarray: building %s with the %s backend%s%s" % (
+            ext.name, "CUDA and host" if cuda else "host",
+            ", debug" if debug else "", ", sanitize=" + sanitize if sanitize else ""),
+            flush=True)
+
+        # distutils rebuilds only when a source or a `depends` entry is newer
+        # than the extension; a changed configuration must rebuild too.  The
+        # stamp is written after a successful build only.
+        config = json.dumps([ext.extra_compile_args, ext.extra_link_args,
+                             ext.define_macros, ext.include_dirs, ext.extra_objects])
+        stamp = os.path.join(self.build_temp, "devarray-config.json")
+        old = None
+        if os.path.exists(stamp):
+            with open(stamp) as f:
+                old = f.read()
+        force = self.force
+        self.force = force or old != config
+        try:
+            build_ext.build_extension(self, ext)
+        finally:
+            self.force = force
+        os.makedirs(self.build_temp, exist_ok=True)
+        with open(stamp, "w") as f:
+            f.write(config)
+
+    def configure_cuda(self, ext, debug, werror):
+        """Compile kernels/*.cu and add what linking them needs to `ext`.
+        Returns whether the CUDA backend is built."""
+        no_cuda = env_flag("DEVARRAY_NO_CUDA")
+        require = env_flag("DEVARRAY_REQUIRE_CUDA")
+        if no_cuda and require:
+            raise SetupError("devarray: DEVARRAY_NO_CUDA and DEVARRAY_REQUIRE_CUDA are both set")
+        if no_cuda:
+            warn("DEVARRAY_NO_CUDA is set: building the host backend only")
+            return False
+        nvcc, home = find_nvcc()
+        if nvcc is None:
+            message = ("nvcc not found (looked at $CUDA_HOME, $CUDA_PATH, PATH and "
+                       "/usr/local/cuda): building the HOST BACKEND ONLY; devarray "
+                       "will not use a GPU.  Set CUDA_HOME to a CUDA toolkit to build "
+                       "the CUDA backend.")
+            if require:
+                raise SetupError("devarray: DEVARRAY_REQUIRE_CUDA is set but " + message)
+            warn(message)
+            return False
+
+        includes, libdirs = toolkit_dirs(home)
+        include = os.path.dirname(find_file("cuda_runtime_api.h", includes, "CUDA headers"))
+        cudart = find_file("libcudart_static.a", libdirs, "static CUDA runtime")
+        archs, gencode = gencode_flags(nvcc)
+        log.info("devarray: nvcc %s, architectures %s (+ PTX %s)", nvcc, " ".join(archs), archs[-1])
+
+        flags = [nvcc, "-c", "-DDEVARRAY_HAVE_CUDA", "-I", "kernels"] + NVCC_FLAGS + gencode
+        flags += ["-O0", "-g", "-lineinfo"] if debug else ["-O3", "-DNDEBUG"]
+        if werror:
+            flags += ["-Werror", "all-warnings", "-Xcompiler", "-Werror"]
+        objects = self.compile_cuda(flags, sorted(glob.glob("kernels/*.cu")))
+
+        ext.define_macros.append(("DEVARRAY_HAVE_CUDA", None))
+        ext.include_dirs.append(include)
+        ext.extra_objects += objects + [cudart]
+        ext.depends += objects + [cudart]
+        # --exclude-libs keeps the static runtime's symbols inside _core, so it
+        # never binds to (or lends its symbols to) another libcudart in the
+        # process; --as-needed drops the libraries nothing uses.
+        ext.extra_link_args += ["-Wl,--exclude-libs,ALL", "-Wl,--as-needed",
+                                "-lstdc++", "-lpthread", "-ldl", "-lrt", "-Wl,--no-as-needed"]
+        return True
+
+    def compile_cuda(self, flags, sources):
+        """Compile each .cu (in parallel) into build_temp, skipping those whose
+        object is newer than the .cu and every kernels/ header and was made
+        with the same command."""
+        headers = glob.glob("kernels/*.h") + glob.glob("kernels/*.cuh")
+        newest_header = max([mtime(h) for h in headers] + [0])
+        jobs = []
+        objects = []
+        for src in sources:
+            obj = os.path.join(self.build_temp, os.path.splitext(src)[0] + ".o")
+            command = flags + [src, "-o", obj]
+            objects.append(obj)
+            stamp = obj + ".cmd"
+            signature = hashlib.sha256("\0".join(command).encode()).hexdigest()
+            obj_time = mtime(obj)
+            old_signature = None
+            if os.path.exists(stamp):
+                with open(stamp) as f:
+                    old_signature = f.read()
+            if (self.force or obj_time is None or obj_time < max(mtime(src), newest_header)
+                    or old_signature != signature):
+                jobs.append((src, obj, command, stamp, signature))
+            else:
+                log.info("devarray: %s is up to date", obj)
+        if not jobs:
+            return objects
+
+        def run(job):
+            src, obj, command, stamp, signature = job
+            os.makedirs(os.path.dirname(obj), exist_ok=True)
+            if os.path.exists(stamp):
+                os.remove(stamp)
+            print(" ".join(command), flush=True)
+            proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  universal_newlines=True)
+            return src, obj, stamp, signature, proc
+
+        failed = []
+        workers = min(len(jobs), os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for src, obj, stamp, signature, proc in pool.map(run, jobs):
+                if proc.stdout:
+                    print(proc.stdout, end="", flush=True)
+                if proc.returncode != 0:
+                    failed.append(src)
+                    continue
+                with open(stamp, "w") as f:
+                    f.write(signature)
+        if failed:
+            raise CompileError("devarray: nvcc failed on " + ", ".join(failed))
+        return objects
+
+
+def main():
+    os.chdir(ROOT)  # the globs and the object paths are relative to the project
+    sources = sorted(glob.glob("src/*.c"))
+    depends = sorted(glob.glob("src/*.h") + glob.glob("kernels/*.h"))
+    core = Extension("devarray._core", sources=sources, depends=depends,
+                     include_dirs=["src", "kernels"])
+    setup(ext_modules=[core], cmdclass={"build_ext": BuildExt})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+/*
+ * The DeviceArray type.
+ *
+ * Ownership:
+ *   - An array either owns its memory (`alloc` != NULL, freed with
+ *     backend_free in dealloc) or borrows it from `base`, a strong reference
+ *     to whatever keeps the memory alive: another DeviceArray, a foreign
+ *     producer (issue 4) or a capsule.  Never both.
+ *   - `data` points at the first element, inside `alloc` or the borrowed
+ *     block; for a zero-size array it may be anything and is never read.
+ *   - shape and strides live inline after the object (a variable-size
+ *     object: ob_size == 2 * ndim), so making an array is one allocation.
+ */
+#ifndef DEVARRAY_SRC_ARRAY_H_
+#define DEVARRAY_SRC_ARRAY_H_
+
+#include "common.h"
+
+enum {
+    DA_FLAG_READONLY = 1,
+};
+
+typedef struct {
+    PyObject_VAR_HEAD
+    char *data;
+    void *alloc;
+    PyObject *base;
+    PyObject *weakreflist;
+    int64_t size;
+    int ndim;
+    int typenum;
+    int backend;
+    int device;
+    int flags;
+    int64_t dims[1]; /* shape[0..ndim), then strides[0..ndim) in bytes */
+} DeviceArrayObject;
+
+#define DA_SHAPE(a) ((a)->dims)
+#define DA_STRIDES(a) ((a)->dims + (a)->ndim)
+#define DA_ITEMSIZE(a) da_itemsize((a)->typenum)
+#define DA_NBYTES(a) ((a)->size * (int64_t)DA_ITEMSIZE(a))
+
+extern PyTypeObject DeviceArray_Type;
+
+/* devarray.AxisError: a ValueError and an IndexError, as NumPy's. */
+extern PyObject *array_AxisError;
+
+/* The type is not subclassable, so this is exact. */
+#define DeviceArray_Check(op) Py_IS_TYPE(op, &DeviceArray_Type)
+
+int array_module_init(PyObject *module);
+
+/* Validate a shape (each >= 0, total bytes fit in int64) and return the
+   element count, or -1 with ValueError naming the shape. */
+int64_t array_shape_size(int ndim, const int64_t *shape, int itemsize);
+
+/* A new C-contiguous array owning fresh, uninitialised memory. */
+DeviceArrayObject *array_new(int backend, int typenum, int ndim,
+                             const int64_t *shape);
+
+/* A new array over memory kept alive by `base` (a new reference is taken). */
+DeviceArrayObject *array_new_view(int backend, int device, int typenum,
+                                  int ndim, const int64_t *shape,
+                                  const int64_t *strides, char *data,
+                                  PyObject *base, int flags);
+
+int array_is_c_contiguous(const DeviceArrayObject *a);
+
+/* A shape from an int or a sequence of ints into shape[DA_MAXDIMS]:
+   returns ndim, or -1 with TypeError/ValueError/OverflowError. */
+int array_parse_shape(PyObject *obj, int64_t *shape);
+
+/* NumPy's axis normalisation: -ndim <= value < ndim, else IndexError (NumPy
+   AxisError, a subclass of both IndexError and ValueError) raised here too. */
+int array_normalize_axis(PyObject *value, int ndim, int *axis);
+
+/* A new C-contiguous array with a's values cast to typenum. */
+DeviceArrayObject *array_cast(DeviceArrayObject *a, int typenum);
+
+/* A new array on `backend` with a's values cast to typenum (-1: a's dtype),
+   copied through host memory when the backends differ. */
+PyObject *array_to_backend(DeviceArrayObject *a, int typenum, int backend);
+
+/* A C-contiguous array with a's values cast to typenum: a itself (new
+   reference) when it already is one of that dtype. */
+DeviceArrayObject *array_contiguous_as(DeviceArrayObject *a, int typenum);
+
+#endif /* DEVARRAY_SRC_ARRAY_H_ */

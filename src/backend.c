@@ -1,0 +1,556 @@
+/*
+ * Backends and memory: see backend.h.
+ *
+ * Ownership: this file owns the process-wide CUDA state (the device, its
+ * default memory pool) and the choice of default backend.  Both are global
+ * on purpose: a CUDA context belongs to the process, not to an interpreter,
+ * so per-module state would only pretend to isolate it.  All of it is
+ * touched with the GIL held.
+ */
+#include "backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+PyObject *backend_CUDAError = NULL;
+
+/* -1: not chosen yet */
+static int default_backend = -1;
+
+/* Zero-byte allocations return this address, never dereferenced. */
+static _Alignas(64) char zero_size_block[64];
+
+#define HOST_ALIGNMENT 64
+
+#ifdef DEVARRAY_HAVE_CUDA
+
+enum { CUDA_UNKNOWN = 0, CUDA_READY, CUDA_ABSENT };
+
+static int cuda_state = CUDA_UNKNOWN;
+static int cuda_device = 0;
+static cudaMemPool_t cuda_pool = NULL;
+/* Why CUDA is absent, for messages. */
+static char cuda_absent_reason[256];
+
+/* Errors after which the context cannot run anything again. */
+static int
+cuda_error_is_sticky(cudaError_t err)
+{
+    switch (err) {
+        case cudaErrorIllegalAddress:
+        case cudaErrorLaunchFailure:
+        case cudaErrorHardwareStackError:
+        case cudaErrorIllegalInstruction:
+        case cudaErrorMisalignedAddress:
+        case cudaErrorInvalidAddressSpace:
+        case cudaErrorInvalidPc:
+        case cudaErrorAssert:
+        case cudaErrorLaunchTimeout:
+        case cudaErrorECCUncorrectable:
+        case cudaErrorContextIsDestroyed:
+            return 1;
+        default:
+            return 0;
+    }
+}
+
+int
+backend_cuda_error(cudaError_t err, const char *call)
+{
+    int sticky = cuda_error_is_sticky(err);
+    /* Clear a non-sticky error so it does not resurface in the next check;
+       a sticky one cannot be cleared. */
+    (void)cudaGetLastError();
+    PyErr_Format(backend_CUDAError, "%s failed: %s: %s%s", call,
+                 cudaGetErrorName(err), cudaGetErrorString(err),
+                 sticky ? " (the CUDA context is no longer usable; restart the "
+                          "process)"
+                        : "");
+    return -1;
+}
+
+#define CUDA_CHECK(call)                                \
+    do {                                                \
+        cudaError_t cuda_check_err_ = (call);           \
+        if (cuda_check_err_ != cudaSuccess) {           \
+            backend_cuda_error(cuda_check_err_, #call); \
+            goto error;                                 \
+        }                                               \
+    } while (0)
+
+/* Find a device and prepare its memory pool, once.  Failure to find one is
+   not an error here (it is recorded); a device that fails to set up is. */
+static int
+cuda_init(void)
+{
+    int count = 0, pools_supported = 0;
+    uint64_t threshold = UINT64_MAX;
+    cudaError_t err;
+
+    if (cuda_state != CUDA_UNKNOWN) {
+        return 0;
+    }
+    err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        snprintf(cuda_absent_reason, sizeof cuda_absent_reason, "%s",
+                 err != cudaSuccess ? cudaGetErrorString(err)
+                                    : "no CUDA device found");
+        cuda_state = CUDA_ABSENT;
+        return 0;
+    }
+    CUDA_CHECK(cudaGetDevice(&cuda_device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&pools_supported,
+                                      cudaDevAttrMemoryPoolsSupported,
+                                      cuda_device));
+    if (!pools_supported) {
+        snprintf(cuda_absent_reason, sizeof cuda_absent_reason,
+                 "device %d does not support stream-ordered memory pools",
+                 cuda_device);
+        cuda_state = CUDA_ABSENT;
+        return 0;
+    }
+    CUDA_CHECK(cudaDeviceGetDefaultMemPool(&cuda_pool, cuda_device));
+    /* Keep freed blocks in the pool instead of returning them to the
+       driver at every synchronisation: that is what makes per-op
+       allocation cheap. */
+    CUDA_CHECK(cudaMemPoolSetAttribute(cuda_pool,
+                                       cudaMemPoolAttrReleaseThreshold,
+                                       &threshold));
+    cuda_state = CUDA_READY;
+    return 0;
+error:
+    return -1;
+}
+
+static void *
+cuda_malloc(size_t nbytes)
+{
+    void *ptr = NULL;
+    size_t free_bytes = 0, total_bytes = 0;
+    cudaError_t err = cudaMallocAsync(&ptr, nbytes, 0);
+
+    if (err == cudaErrorMemoryAllocation) {
+        /* Blocks freed on the stream may still be pending and the pool may
+           hold memory another allocation size could use: wait, trim, retry
+           once. */
+        (void)cudaGetLastError();
+        Py_BEGIN_ALLOW_THREADS
+        err = cudaStreamSynchronize(0);
+        Py_END_ALLOW_THREADS
+        if (err != cudaSuccess) {
+            backend_cuda_error(err, "cudaStreamSynchronize");
+            return NULL;
+        }
+        err = cudaMemPoolTrimTo(cuda_pool, 0);
+        if (err != cudaSuccess) {
+            backend_cuda_error(err, "cudaMemPoolTrimTo");
+            return NULL;
+        }
+        err = cudaMallocAsync(&ptr, nbytes, 0);
+        if (err == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            (void)cudaMemGetInfo(&free_bytes, &total_bytes);
+            (void)cudaGetLastError();
+            PyErr_Format(PyExc_MemoryError,
+                         "out of device memory: could not allocate %zu bytes "
+                         "on CUDA device %d (%zu bytes free of %zu)",
+                         nbytes, cuda_device, free_bytes, total_bytes);
+            return NULL;
+        }
+    }
+    if (err != cudaSuccess) {
+        backend_cuda_error(err, "cudaMallocAsync");
+        return NULL;
+    }
+    return ptr;
+}
+
+#endif /* DEVARRAY_HAVE_CUDA */
+
+int
+backend_cuda_available(void)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (cuda_init() < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return cuda_state == CUDA_READY;
+#else
+    return 0;
+#endif
+}
+
+/* The reason CUDA cannot be used, for messages; call after
+   backend_cuda_available() returned 0. */
+static const char *
+cuda_unavailable_reason(void)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    return cuda_absent_reason[0] ? cuda_absent_reason
+                                 : "the CUDA device failed to initialise";
+#else
+    return "devarray was built without CUDA (nvcc was not found at build "
+           "time)";
+#endif
+}
+
+/* Make `name` ("host" or "cuda") the backend of new arrays. */
+static int
+backend_select(const char *name, const char *origin)
+{
+    if (strcmp(name, "host") == 0) {
+        default_backend = DA_BACKEND_HOST;
+        return 0;
+    }
+    if (strcmp(name, "cuda") == 0) {
+        if (!backend_cuda_available()) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "%s asks for the CUDA backend, but CUDA is not "
+                         "available: %s",
+                         origin, cuda_unavailable_reason());
+            return -1;
+        }
+        default_backend = DA_BACKEND_CUDA;
+        return 0;
+    }
+    PyErr_Format(PyExc_ValueError,
+                 "%s must be 'host' or 'cuda', got '%s'", origin, name);
+    return -1;
+}
+
+int
+backend_default(void)
+{
+    const char *env;
+
+    if (default_backend >= 0) {
+        return default_backend;
+    }
+    env = getenv("DEVARRAY_BACKEND");
+    if (env != NULL && env[0] != '\0') {
+        return backend_select(env, "DEVARRAY_BACKEND") < 0 ? -1
+                                                           : default_backend;
+    }
+    if (backend_cuda_available()) {
+        default_backend = DA_BACKEND_CUDA;
+        return default_backend;
+    }
+    if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1,
+                         "devarray: no usable CUDA device (%s); using the "
+                         "host backend. Set DEVARRAY_BACKEND=host to choose "
+                         "it explicitly.",
+                         cuda_unavailable_reason()) < 0) {
+        return -1;
+    }
+    default_backend = DA_BACKEND_HOST;
+    return default_backend;
+}
+
+int
+backend_device(int backend)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        return cuda_device;
+    }
+#else
+    (void)backend;
+#endif
+    return 0;
+}
+
+void *
+backend_malloc(int backend, size_t nbytes)
+{
+    void *ptr;
+
+    if (nbytes == 0) {
+        return zero_size_block;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        return cuda_malloc(nbytes);
+    }
+#else
+    (void)backend;
+#endif
+    /* aligned_alloc wants a multiple of the alignment */
+    if (nbytes > SIZE_MAX - HOST_ALIGNMENT) {
+        return PyErr_NoMemory();
+    }
+    ptr = aligned_alloc(HOST_ALIGNMENT,
+                        (nbytes + HOST_ALIGNMENT - 1) / HOST_ALIGNMENT *
+                            HOST_ALIGNMENT);
+    if (ptr == NULL) {
+        PyErr_Format(PyExc_MemoryError,
+                     "out of host memory: could not allocate %zu bytes",
+                     nbytes);
+    }
+    return ptr;
+}
+
+void
+backend_free(int backend, void *ptr)
+{
+    if (ptr == NULL || ptr == (void *)zero_size_block) {
+        return;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        /* Stream-ordered: kernels still reading the block finish first.
+           Freeing cannot report an error to anyone; a failure here means the
+           context is already broken, and the next call that can raise will
+           say so. */
+        if (cudaFreeAsync(ptr, 0) != cudaSuccess) {
+            (void)cudaGetLastError();
+        }
+        return;
+    }
+#else
+    (void)backend;
+#endif
+    free(ptr);
+}
+
+int
+backend_copy(int backend, void *dst, const void *src, size_t nbytes, int kind)
+{
+    if (nbytes == 0) {
+        return 0;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err;
+        if (kind == DA_COPY_D2D) {
+            err = cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, 0);
+            return err == cudaSuccess ? 0 : backend_cuda_error(err, "cudaMemcpyAsync");
+        }
+        Py_BEGIN_ALLOW_THREADS
+        err = cudaMemcpy(dst, src, nbytes,
+                         kind == DA_COPY_H2D ? cudaMemcpyHostToDevice
+                                             : cudaMemcpyDeviceToHost);
+        Py_END_ALLOW_THREADS
+        return err == cudaSuccess ? 0 : backend_cuda_error(err, "cudaMemcpy");
+    }
+#else
+    (void)backend;
+    (void)kind;
+#endif
+    memcpy(dst, src, nbytes);
+    return 0;
+}
+
+int
+backend_memset_zero(int backend, void *dst, size_t nbytes)
+{
+    if (nbytes == 0) {
+        return 0;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = cudaMemsetAsync(dst, 0, nbytes, 0);
+        return err == cudaSuccess ? 0 : backend_cuda_error(err, "cudaMemsetAsync");
+    }
+#else
+    (void)backend;
+#endif
+    memset(dst, 0, nbytes);
+    return 0;
+}
+
+static int
+host_contract_error(const char *what)
+{
+    PyErr_Format(PyExc_SystemError, "devarray internal error: %s outside the "
+                                    "kernel contract", what);
+    return -1;
+}
+
+int
+backend_elementwise(int backend, int op, int cls, const da_elementwise *e)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = da_cuda_elementwise(op, cls, e, 0);
+        return err == cudaSuccess ? 0 : backend_cuda_error(err, "elementwise kernel");
+    }
+#else
+    (void)backend;
+#endif
+    if (da_host_elementwise(op, cls, e) != 0) {
+        return host_contract_error("elementwise op");
+    }
+    return 0;
+}
+
+int
+backend_sum(int backend, const void *in, int in_typenum, void *out,
+            int acc_typenum, int64_t nsegments, int64_t seglen)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        size_t temp_bytes = 0;
+        void *temp = NULL;
+        cudaError_t err = da_cuda_sum(NULL, &temp_bytes, in, in_typenum, out,
+                                      acc_typenum, nsegments, seglen, 0);
+        if (err != cudaSuccess) {
+            return backend_cuda_error(err, "sum (temporary storage query)");
+        }
+        temp = backend_malloc(DA_BACKEND_CUDA, temp_bytes);
+        if (temp == NULL) {
+            return -1;
+        }
+        err = da_cuda_sum(temp, &temp_bytes, in, in_typenum, out, acc_typenum,
+                          nsegments, seglen, 0);
+        /* stream-ordered free: the reduction finishes first */
+        backend_free(DA_BACKEND_CUDA, temp);
+        return err == cudaSuccess ? 0 : backend_cuda_error(err, "sum kernel");
+    }
+#else
+    (void)backend;
+#endif
+    if (da_host_sum(in, in_typenum, out, acc_typenum, nsegments, seglen) != 0) {
+        return host_contract_error("sum");
+    }
+    return 0;
+}
+
+int
+backend_synchronize(int backend)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err;
+        Py_BEGIN_ALLOW_THREADS
+        err = cudaStreamSynchronize(0);
+        Py_END_ALLOW_THREADS
+        return err == cudaSuccess ? 0 : backend_cuda_error(err, "cudaStreamSynchronize");
+    }
+#else
+    (void)backend;
+#endif
+    return 0;
+}
+
+/* ---- module-level functions ---------------------------------------------- */
+
+static PyObject *
+backend_py_backend(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args))
+{
+    int backend = backend_default();
+    if (backend < 0) {
+        return NULL;
+    }
+    return PyUnicode_FromString(backend == DA_BACKEND_CUDA ? "cuda" : "host");
+}
+
+static PyObject *
+backend_py_set_backend(PyObject *Py_UNUSED(module), PyObject *name)
+{
+    const char *text;
+    if (!PyUnicode_Check(name)) {
+        PyErr_Format(PyExc_TypeError,
+                     "set_backend() takes 'host' or 'cuda', not %.200s",
+                     Py_TYPE(name)->tp_name);
+        return NULL;
+    }
+    text = PyUnicode_AsUTF8(name);
+    if (text == NULL || backend_select(text, "set_backend()") < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+backend_py_synchronize(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args))
+{
+    if (backend_cuda_available() && backend_synchronize(DA_BACKEND_CUDA) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+backend_py_cuda_available(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args))
+{
+    return PyBool_FromLong(backend_cuda_available());
+}
+
+static PyObject *
+backend_py_device_info(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args))
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    struct cudaDeviceProp prop;
+    int driver = 0, runtime = 0;
+    if (!backend_cuda_available()) {
+        Py_RETURN_NONE;
+    }
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, cuda_device));
+    CUDA_CHECK(cudaDriverGetVersion(&driver));
+    CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    return Py_BuildValue("{s:i,s:s,s:(ii),s:n,s:i,s:i,s:i}", "device",
+                         cuda_device, "name", prop.name, "compute_capability",
+                         prop.major, prop.minor, "total_memory",
+                         (Py_ssize_t)prop.totalGlobalMem, "multiprocessors",
+                         prop.multiProcessorCount, "driver_version", driver,
+                         "runtime_version", runtime);
+error:
+    return NULL;
+#else
+    Py_RETURN_NONE;
+#endif
+}
+
+static PyObject *
+backend_py_memory_in_use(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args))
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    uint64_t used = 0;
+    if (!backend_cuda_available()) {
+        return PyLong_FromLong(0);
+    }
+    CUDA_CHECK(cudaMemPoolGetAttribute(cuda_pool, cudaMemPoolAttrUsedMemCurrent,
+                                       &used));
+    return PyLong_FromUnsignedLongLong(used);
+error:
+    return NULL;
+#else
+    return PyLong_FromLong(0);
+#endif
+}
+
+static PyMethodDef backend_methods[] = {
+    {"backend", backend_py_backend, METH_NOARGS,
+     "backend()\n--\n\nThe backend new arrays are made on: 'cuda' or 'host'."},
+    {"set_backend", backend_py_set_backend, METH_O,
+     "set_backend(name)\n--\n\nMake 'host' or 'cuda' the backend of new "
+     "arrays.  Existing arrays keep theirs."},
+    {"synchronize", backend_py_synchronize, METH_NOARGS,
+     "synchronize()\n--\n\nWait until all queued device work has finished."},
+    {"_cuda_available", backend_py_cuda_available, METH_NOARGS,
+     "Whether a usable CUDA device is present."},
+    {"_device_info", backend_py_device_info, METH_NOARGS,
+     "A dict describing the CUDA device, or None without one."},
+    {"_memory_in_use", backend_py_memory_in_use, METH_NOARGS,
+     "Bytes of device memory held by live allocations of the pool."},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+backend_module_init(PyObject *module)
+{
+    backend_CUDAError = PyErr_NewExceptionWithDoc(
+        "devarray.CUDAError",
+        "A CUDA call failed; the message names the call, the CUDA error and "
+        "whether the context is still usable.",
+        PyExc_RuntimeError, NULL);
+    if (backend_CUDAError == NULL) {
+        return -1;
+    }
+    if (PyModule_AddObjectRef(module, "CUDAError", backend_CUDAError) < 0) {
+        return -1;
+    }
+    return PyModule_AddFunctions(module, backend_methods);
+}

@@ -1,0 +1,509 @@
+/*
+ * The host backend: da_host_elementwise and da_host_sum (kernels/launch.h)
+ * as plain C loops.  They are also the reference for the CUDA kernels, and
+ * compute with the same functions of kernels/ops.h.
+ *
+ * Elementwise ops take one of two loops, as in kernels/elementwise.cu:
+ *   - contiguous: ndim <= 1, every array operand contiguous and of the
+ *     output's dtype, which belongs to the op's class.  A loop per (op,
+ *     dtype) with the dtype a constant, so da_load/da_store fold into plain
+ *     loads and stores and the compiler vectorises; one loop for each mix of
+ *     array and scalar operands.
+ *   - strided: everything else.  A loop per (op, class) that switches on
+ *     each operand's dtype per element; the innermost dimension is a plain
+ *     loop and the outer ones advance like an odometer, carrying byte
+ *     offsets (no division per element).
+ * COPY between arrays of one dtype moves bits instead (memcpy, or per
+ * element by itemsize), like the CUDA move route.
+ * Sums are NumPy's: zero plus the pairwise sum (8 partial sums in blocks
+ * of up to 128, halving above), so host results match NumPy's bit for bit;
+ * integers wrap in 64 bits.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../kernels/launch.h"
+
+/* The C type and da_scalar member of each class, by ops.h name. */
+#define HOST_CTYPE_bool uint8_t
+#define HOST_CTYPE_sint int64_t
+#define HOST_CTYPE_uint uint64_t
+#define HOST_CTYPE_f32 float
+#define HOST_CTYPE_f64 double
+#define HOST_CTYPE_c64 da_c64
+#define HOST_CTYPE_c128 da_c128
+
+#define HOST_SCALAR_bool b
+#define HOST_SCALAR_sint s
+#define HOST_SCALAR_uint u
+#define HOST_SCALAR_f32 f32
+#define HOST_SCALAR_f64 f64
+#define HOST_SCALAR_c64 c64
+#define HOST_SCALAR_c128 c128
+
+/* The dtypes of each class: M(typenum, ...) for each. */
+#define HOST_DTYPES_bool(M, ...) M(DA_BOOL, __VA_ARGS__)
+#define HOST_DTYPES_sint(M, ...)                                             \
+    M(DA_INT8, __VA_ARGS__) M(DA_INT16, __VA_ARGS__) M(DA_INT32, __VA_ARGS__) \
+    M(DA_INT64, __VA_ARGS__)
+#define HOST_DTYPES_uint(M, ...)                                                \
+    M(DA_UINT8, __VA_ARGS__) M(DA_UINT16, __VA_ARGS__) M(DA_UINT32, __VA_ARGS__) \
+    M(DA_UINT64, __VA_ARGS__)
+#define HOST_DTYPES_f32(M, ...) M(DA_FLOAT16, __VA_ARGS__) M(DA_FLOAT32, __VA_ARGS__)
+#define HOST_DTYPES_f64(M, ...) M(DA_FLOAT64, __VA_ARGS__)
+#define HOST_DTYPES_c64(M, ...) M(DA_COMPLEX64, __VA_ARGS__)
+#define HOST_DTYPES_c128(M, ...) M(DA_COMPLEX128, __VA_ARGS__)
+
+/* da_<cname>_<opname> on one or two operands (unary ops drop b). */
+#define HOST_APPLY_add(CNAME, a, b) da_##CNAME##_add(a, b)
+#define HOST_APPLY_sub(CNAME, a, b) da_##CNAME##_sub(a, b)
+#define HOST_APPLY_mul(CNAME, a, b) da_##CNAME##_mul(a, b)
+#define HOST_APPLY_div(CNAME, a, b) da_##CNAME##_div(a, b)
+#define HOST_APPLY_neg(CNAME, a, b) da_##CNAME##_neg(a)
+#define HOST_APPLY_abs(CNAME, a, b) da_##CNAME##_abs(a)
+#define HOST_APPLY_copy(CNAME, a, b) da_##CNAME##_copy(a)
+
+/* ---- contiguous loops -------------------------------------------------- */
+
+/* One dtype's loops: the element at byte offset i * size of each array is
+   loaded and stored with a constant typenum, so the switches fold away. */
+#define HOST_CONTIGUOUS_CASE(TYPENUM, OP, CNAME, OPNAME, RNAME)               \
+    case TYPENUM: {                                                           \
+        const int64_t size = da_itemsize(TYPENUM);                            \
+        int64_t i;                                                            \
+        if (!DA_OP_IS_BINARY(OP)) {                                           \
+            if (in0 != NULL) {                                                \
+                for (i = 0; i < n; i++) {                                     \
+                    da_store_##RNAME(                                         \
+                        out + i * size, TYPENUM,                              \
+                        HOST_APPLY_##OPNAME(                                  \
+                            CNAME, da_load_##CNAME(in0 + i * size, TYPENUM),  \
+                            s1));                                             \
+                }                                                             \
+                break;                                                        \
+            }                                                                 \
+        }                                                                     \
+        else if (in0 != NULL && in1 != NULL) {                                \
+            for (i = 0; i < n; i++) {                                         \
+                da_store_##RNAME(                                             \
+                    out + i * size, TYPENUM,                                  \
+                    HOST_APPLY_##OPNAME(                                      \
+                        CNAME, da_load_##CNAME(in0 + i * size, TYPENUM),      \
+                        da_load_##CNAME(in1 + i * size, TYPENUM)));           \
+            }                                                                 \
+            break;                                                            \
+        }                                                                     \
+        else if (in0 != NULL) {                                               \
+            for (i = 0; i < n; i++) {                                         \
+                da_store_##RNAME(                                             \
+                    out + i * size, TYPENUM,                                  \
+                    HOST_APPLY_##OPNAME(                                      \
+                        CNAME, da_load_##CNAME(in0 + i * size, TYPENUM), s1)); \
+            }                                                                 \
+            break;                                                            \
+        }                                                                     \
+        else if (in1 != NULL) {                                               \
+            for (i = 0; i < n; i++) {                                         \
+                da_store_##RNAME(                                             \
+                    out + i * size, TYPENUM,                                  \
+                    HOST_APPLY_##OPNAME(                                      \
+                        CNAME, s0, da_load_##CNAME(in1 + i * size, TYPENUM))); \
+            }                                                                 \
+            break;                                                            \
+        }                                                                     \
+        /* scalar operands only: a fill */                                    \
+        for (i = 0; i < n; i++) {                                             \
+            da_store_##RNAME(out + i * size, TYPENUM,                         \
+                             HOST_APPLY_##OPNAME(CNAME, s0, s1));             \
+        }                                                                     \
+        break;                                                                \
+    }
+
+#define HOST_DEFINE_CONTIGUOUS(OP, CLS, CNAME, OPNAME, RNAME)                 \
+    static void                                                               \
+    contiguous_##CNAME##_##OPNAME(const da_elementwise *e)                    \
+    {                                                                         \
+        char *out = e->out.data;                                              \
+        const char *in0 = e->in[0].data;                                      \
+        const char *in1 = DA_OP_IS_BINARY(OP) ? e->in[1].data : NULL;         \
+        const HOST_CTYPE_##CNAME s0 = e->in[0].scalar.HOST_SCALAR_##CNAME;    \
+        const HOST_CTYPE_##CNAME s1 =                                         \
+            DA_OP_IS_BINARY(OP) ? e->in[1].scalar.HOST_SCALAR_##CNAME : s0;   \
+        const int64_t n = e->size;                                            \
+        (void)s1; /* unary ops drop it */                                     \
+        switch (e->out.typenum) {                                             \
+            HOST_DTYPES_##CNAME(HOST_CONTIGUOUS_CASE, OP, CNAME, OPNAME, RNAME) \
+            default:                                                          \
+                break;                                                        \
+        }                                                                     \
+    }
+
+DA_FOR_EACH_ELEMENTWISE(HOST_DEFINE_CONTIGUOUS)
+
+/* ---- strided loops ------------------------------------------------------- */
+
+/* The outer dimensions of a strided problem, walked like an odometer: the
+   innermost dimension is the callers' plain loop, and each step advances
+   the byte offsets of the array operands by their strides. */
+typedef struct {
+    const da_elementwise *e;
+    int nops;                  /* the output and nin inputs */
+    int64_t inner;             /* extent of the innermost dimension */
+    int64_t step[3];           /* innermost stride of each operand (0: scalar) */
+    int64_t off[3];            /* byte offset of each operand's current row */
+    int64_t coord[DA_MAXDIMS];
+} host_iter;
+
+static void
+host_iter_init(host_iter *it, const da_elementwise *e)
+{
+    const da_operand *ops[3];
+    int d, k;
+
+    ops[0] = &e->out;
+    ops[1] = &e->in[0];
+    ops[2] = &e->in[1];
+    it->e = e;
+    it->nops = 1 + e->nin;
+    it->inner = e->ndim > 0 ? e->shape[e->ndim - 1] : 1;
+    for (k = 0; k < 3; k++) {
+        it->off[k] = 0;
+        it->step[k] = k < it->nops && e->ndim > 0 && ops[k]->data != NULL
+                          ? ops[k]->strides[e->ndim - 1]
+                          : 0;
+    }
+    for (d = 0; d < e->ndim; d++) {
+        it->coord[d] = 0;
+    }
+}
+
+/* Move to the next row; 0 when there is none. */
+static int
+host_iter_next(host_iter *it)
+{
+    const da_elementwise *e = it->e;
+    const da_operand *ops[3];
+    int d, k;
+
+    ops[0] = &e->out;
+    ops[1] = &e->in[0];
+    ops[2] = &e->in[1];
+    for (d = e->ndim - 2; d >= 0; d--) {
+        const int carry = ++it->coord[d] == e->shape[d];
+        if (carry) {
+            it->coord[d] = 0;
+        }
+        for (k = 0; k < it->nops; k++) {
+            if (ops[k]->data != NULL) {
+                it->off[k] += carry ? -ops[k]->strides[d] * (e->shape[d] - 1)
+                                    : ops[k]->strides[d];
+            }
+        }
+        if (!carry) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+#define HOST_LOAD_OPERAND(CNAME, operand, offset)                             \
+    ((operand)->data != NULL                                                  \
+         ? da_load_##CNAME((operand)->data + (offset), (operand)->typenum)    \
+         : (operand)->scalar.HOST_SCALAR_##CNAME)
+
+#define HOST_DEFINE_STRIDED(OP, CLS, CNAME, OPNAME, RNAME)                    \
+    static void                                                               \
+    strided_##CNAME##_##OPNAME(const da_elementwise *e)                       \
+    {                                                                         \
+        host_iter it;                                                         \
+        host_iter_init(&it, e);                                               \
+        do {                                                                  \
+            int64_t j;                                                        \
+            for (j = 0; j < it.inner; j++) {                                  \
+                const HOST_CTYPE_##CNAME a = HOST_LOAD_OPERAND(               \
+                    CNAME, &e->in[0], it.off[1] + j * it.step[1]);            \
+                const HOST_CTYPE_##CNAME b =                                  \
+                    DA_OP_IS_BINARY(OP)                                       \
+                        ? HOST_LOAD_OPERAND(CNAME, &e->in[1],                 \
+                                            it.off[2] + j * it.step[2])       \
+                        : a;                                                  \
+                (void)b; /* unary ops drop it */                              \
+                da_store_##RNAME(e->out.data + it.off[0] + j * it.step[0],    \
+                                 e->out.typenum,                              \
+                                 HOST_APPLY_##OPNAME(CNAME, a, b));           \
+            }                                                                 \
+        } while (host_iter_next(&it));                                        \
+    }
+
+DA_FOR_EACH_ELEMENTWISE(HOST_DEFINE_STRIDED)
+
+/* ---- moves ------------------------------------------------------------------ */
+
+/* COPY between arrays of one dtype moves the bits, as NumPy's copy does
+   (bool bytes and NaN payloads kept). */
+#define HOST_MOVE_CASE(SIZE)                                                  \
+    case SIZE:                                                                \
+        do {                                                                  \
+            int64_t j;                                                        \
+            for (j = 0; j < it.inner; j++) {                                  \
+                memcpy(e->out.data + it.off[0] + j * it.step[0],              \
+                       e->in[0].data + it.off[1] + j * it.step[1], SIZE);     \
+            }                                                                 \
+        } while (host_iter_next(&it));                                        \
+        break;
+
+static void
+move(const da_elementwise *e)
+{
+    const int64_t itemsize = da_itemsize(e->out.typenum);
+    host_iter it;
+
+    if (e->ndim == 0 ||
+        (e->ndim == 1 && e->out.strides[0] == itemsize && e->in[0].strides[0] == itemsize)) {
+        if (e->in[0].data != e->out.data) {
+            memcpy(e->out.data, e->in[0].data, (size_t)(e->size * itemsize));
+        }
+        return;
+    }
+    host_iter_init(&it, e);
+    switch (itemsize) {
+        HOST_MOVE_CASE(1)
+        HOST_MOVE_CASE(2)
+        HOST_MOVE_CASE(4)
+        HOST_MOVE_CASE(8)
+        HOST_MOVE_CASE(16)
+        default:
+            break;
+    }
+}
+
+/* ---- elementwise entry point ------------------------------------------ */
+
+/* Whether every array operand is contiguous and of the output's dtype, and
+   that dtype is of class cls (the CUDA fast path's condition). */
+static int
+is_contiguous_problem(int cls, const da_elementwise *e)
+{
+    const int typenum = e->out.typenum;
+    const int64_t itemsize = da_itemsize(typenum);
+    int k;
+
+    if (e->ndim > 1 || (int)da_class_of(typenum) != cls) {
+        return 0;
+    }
+    if (e->ndim == 1 && e->out.strides[0] != itemsize) {
+        return 0;
+    }
+    for (k = 0; k < e->nin; k++) {
+        const da_operand *in = &e->in[k];
+        if (in->data == NULL) {
+            continue;
+        }
+        if (in->typenum != typenum || (e->ndim == 1 && in->strides[0] != itemsize)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int
+da_host_elementwise(int op, int cls, const da_elementwise *e)
+{
+    int contiguous;
+
+    if (e == NULL || e->ndim < 0 || e->ndim > DA_MAXDIMS || op < 0 ||
+        op >= DA_NOPS || cls < 0 || cls >= DA_NCLASSES ||
+        e->nin != (DA_OP_IS_BINARY(op) ? 2 : 1)) {
+        return -1;
+    }
+    if (e->size <= 0) {
+        return 0;
+    }
+    if (op == DA_OP_COPY && e->in[0].data != NULL && e->in[0].typenum == e->out.typenum) {
+        move(e);
+        return 0;
+    }
+    contiguous = is_contiguous_problem(cls, e);
+    switch (op * DA_NCLASSES + cls) {
+#define HOST_CASE(OP, CLS, CNAME, OPNAME, RNAME)      \
+        case OP * DA_NCLASSES + CLS:                  \
+            if (contiguous) {                         \
+                contiguous_##CNAME##_##OPNAME(e);     \
+            }                                         \
+            else {                                    \
+                strided_##CNAME##_##OPNAME(e);        \
+            }                                         \
+            return 0;
+        DA_FOR_EACH_ELEMENTWISE(HOST_CASE)
+#undef HOST_CASE
+        default:
+            return -1;
+    }
+}
+
+/* ---- sums ------------------------------------------------------------------ */
+
+/* NumPy's block of partial sums for pairwise summation. */
+#define HOST_PAIRWISE_BLOCK 128
+
+/* Pairwise sum of n real elements of dtype TYPENUM (stride `size`) in class
+   CNAME: NumPy's @TYPE@_pairwise_sum, step for step. */
+#define HOST_DEFINE_PAIRWISE_REAL(FNAME, CNAME, TYPENUM)                      \
+    static HOST_CTYPE_##CNAME                                                 \
+    FNAME(const char *p, int64_t n)                                           \
+    {                                                                         \
+        typedef HOST_CTYPE_##CNAME ct;                                        \
+        const int64_t size = da_itemsize(TYPENUM);                            \
+        int64_t i, k;                                                         \
+        if (n < 8) {                                                          \
+            /* -0.0, so that a sum of only -0.0 is -0.0 */                    \
+            ct res = (ct)-0.0;                                                \
+            for (i = 0; i < n; i++) {                                         \
+                res = da_##CNAME##_add(res, da_load_##CNAME(p + i * size, TYPENUM)); \
+            }                                                                 \
+            return res;                                                       \
+        }                                                                     \
+        if (n <= HOST_PAIRWISE_BLOCK) {                                       \
+            ct r[8], res;                                                     \
+            for (k = 0; k < 8; k++) {                                         \
+                r[k] = da_load_##CNAME(p + k * size, TYPENUM);                \
+            }                                                                 \
+            for (i = 8; i < n - (n % 8); i += 8) {                            \
+                for (k = 0; k < 8; k++) {                                     \
+                    r[k] = da_##CNAME##_add(                                  \
+                        r[k], da_load_##CNAME(p + (i + k) * size, TYPENUM));  \
+                }                                                             \
+            }                                                                 \
+            res = da_##CNAME##_add(                                           \
+                da_##CNAME##_add(da_##CNAME##_add(r[0], r[1]),                \
+                                 da_##CNAME##_add(r[2], r[3])),               \
+                da_##CNAME##_add(da_##CNAME##_add(r[4], r[5]),                \
+                                 da_##CNAME##_add(r[6], r[7])));              \
+            for (; i < n; i++) {                                              \
+                res = da_##CNAME##_add(res, da_load_##CNAME(p + i * size, TYPENUM)); \
+            }                                                                 \
+            return res;                                                       \
+        }                                                                     \
+        {                                                                     \
+            int64_t half = n / 2;                                             \
+            half -= half % 8;                                                 \
+            return da_##CNAME##_add(FNAME(p, half),                           \
+                                    FNAME(p + half * size, n - half));        \
+        }                                                                     \
+    }
+
+/* The complex version: NumPy sums the interleaved real and imaginary parts
+   as 2n scalars, which is 4 complex partial sums in blocks of 64. */
+#define HOST_DEFINE_PAIRWISE_COMPLEX(FNAME, CNAME, TYPENUM)                   \
+    static HOST_CTYPE_##CNAME                                                 \
+    FNAME(const char *p, int64_t n)                                           \
+    {                                                                         \
+        typedef HOST_CTYPE_##CNAME ct;                                        \
+        const int64_t size = da_itemsize(TYPENUM);                            \
+        int64_t i, k;                                                         \
+        if (n < 4) {                                                          \
+            ct res;                                                           \
+            res.re = -0.0;                                                    \
+            res.im = -0.0;                                                    \
+            for (i = 0; i < n; i++) {                                         \
+                res = da_##CNAME##_add(res, da_load_##CNAME(p + i * size, TYPENUM)); \
+            }                                                                 \
+            return res;                                                       \
+        }                                                                     \
+        if (n <= HOST_PAIRWISE_BLOCK / 2) {                                   \
+            ct r[4], res;                                                     \
+            for (k = 0; k < 4; k++) {                                         \
+                r[k] = da_load_##CNAME(p + k * size, TYPENUM);                \
+            }                                                                 \
+            for (i = 4; i < n - (n % 4); i += 4) {                            \
+                for (k = 0; k < 4; k++) {                                     \
+                    r[k] = da_##CNAME##_add(                                  \
+                        r[k], da_load_##CNAME(p + (i + k) * size, TYPENUM));  \
+                }                                                             \
+            }                                                                 \
+            res = da_##CNAME##_add(da_##CNAME##_add(r[0], r[1]),              \
+                                   da_##CNAME##_add(r[2], r[3]));             \
+            for (; i < n; i++) {                                              \
+                res = da_##CNAME##_add(res, da_load_##CNAME(p + i * size, TYPENUM)); \
+            }                                                                 \
+            return res;                                                       \
+        }                                                                     \
+        {                                                                     \
+            /* NumPy halves the scalar count and rounds down to 8 scalars */  \
+            const int64_t half = (n - n % 8) / 2;                             \
+            return da_##CNAME##_add(FNAME(p, half),                           \
+                                    FNAME(p + half * size, n - half));        \
+        }                                                                     \
+    }
+
+HOST_DEFINE_PAIRWISE_REAL(pairwise_float16, f32, DA_FLOAT16)
+HOST_DEFINE_PAIRWISE_REAL(pairwise_float32, f32, DA_FLOAT32)
+HOST_DEFINE_PAIRWISE_REAL(pairwise_float64, f64, DA_FLOAT64)
+HOST_DEFINE_PAIRWISE_COMPLEX(pairwise_complex64, c64, DA_COMPLEX64)
+HOST_DEFINE_PAIRWISE_COMPLEX(pairwise_complex128, c128, DA_COMPLEX128)
+
+/* Each segment: add's identity plus the pairwise sum, as NumPy's
+   add.reduce does (so a sum of -0.0 is 0.0 there too). */
+#define HOST_SUM_PAIRWISE(FNAME, CNAME, TYPENUM)                              \
+    do {                                                                      \
+        const int64_t size = da_itemsize(TYPENUM);                            \
+        const int64_t acc_size = da_itemsize(acc_typenum);                    \
+        int64_t s;                                                            \
+        for (s = 0; s < nsegments; s++) {                                     \
+            const char *p = src + s * seglen * size;                          \
+            const HOST_CTYPE_##CNAME r = da_##CNAME##_add(                    \
+                da_bool_to_##CNAME(0), FNAME(p, seglen));                     \
+            da_store_##CNAME(dst + s * acc_size, acc_typenum, r);             \
+        }                                                                     \
+    } while (0)
+
+/* Integers: a plain sum, wrapping in 64 bits. */
+#define HOST_SUM_INT_CASE(TYPENUM, CNAME)                                     \
+    case TYPENUM: {                                                           \
+        const int64_t size = da_itemsize(TYPENUM);                            \
+        int64_t s, i;                                                         \
+        for (s = 0; s < nsegments; s++) {                                     \
+            const char *p = src + s * seglen * size;                          \
+            HOST_CTYPE_##CNAME r = 0;                                         \
+            for (i = 0; i < seglen; i++) {                                    \
+                r = da_##CNAME##_add(r, da_load_##CNAME(p + i * size, TYPENUM)); \
+            }                                                                 \
+            da_store_##CNAME(dst + s * (int64_t)sizeof r, acc_typenum, r);    \
+        }                                                                     \
+        return 0;                                                             \
+    }
+
+int
+da_host_sum(const void *in, int in_typenum, void *out, int acc_typenum,
+            int64_t nsegments, int64_t seglen)
+{
+    const char *src = (const char *)in;
+    char *dst = (char *)out;
+
+    if (!da_sum_supported(in_typenum, acc_typenum) || nsegments < 1 || seglen < 1) {
+        return -1;
+    }
+    switch (in_typenum) {
+        HOST_SUM_INT_CASE(DA_BOOL, sint)
+        HOST_DTYPES_sint(HOST_SUM_INT_CASE, sint)
+        HOST_DTYPES_uint(HOST_SUM_INT_CASE, uint)
+        case DA_FLOAT16:
+            HOST_SUM_PAIRWISE(pairwise_float16, f32, DA_FLOAT16);
+            return 0;
+        case DA_FLOAT32:
+            HOST_SUM_PAIRWISE(pairwise_float32, f32, DA_FLOAT32);
+            return 0;
+        case DA_FLOAT64:
+            HOST_SUM_PAIRWISE(pairwise_float64, f64, DA_FLOAT64);
+            return 0;
+        case DA_COMPLEX64:
+            HOST_SUM_PAIRWISE(pairwise_complex64, c64, DA_COMPLEX64);
+            return 0;
+        case DA_COMPLEX128:
+            HOST_SUM_PAIRWISE(pairwise_complex128, c128, DA_COMPLEX128);
+            return 0;
+        default:
+            return -1;
+    }
+}

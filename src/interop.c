@@ -1,0 +1,945 @@
+/*
+ * Zero-copy exchange with other array libraries: the CUDA Array Interface
+ * (consumer; the producer side is a getset of array.c) and DLPack in both
+ * directions, with stream ordering done on the device (event record + wait),
+ * never by blocking the host.
+ *
+ * Ownership:
+ *   - An exported DLPack tensor (one malloc holding the managed struct, the
+ *     shape and the strides) owns a strong reference to the DeviceArray it
+ *     describes, in manager_ctx.  Its deleter drops that reference (taking
+ *     the GIL, since consumers may call it from any thread) and frees the
+ *     block.  The capsule's destructor calls the deleter only while the
+ *     capsule is unconsumed (still named "dltensor[_versioned]"); a consumer
+ *     renames it "used_..." and takes over the duty to call the deleter.
+ *   - An imported DLPack tensor is owned by a "devarray.dlpack_owner" capsule
+ *     that becomes the DeviceArray's base; its destructor calls the
+ *     producer's deleter exactly once.
+ *   - An array imported through the CUDA Array Interface keeps the producer
+ *     object itself as its base.
+ */
+#include "interop.h"
+
+#include "backend.h"
+#include "dtype.h"
+
+/* ---- the DLPack ABI (from the DLPack specification, version 1.x) -------- */
+
+typedef struct {
+    int32_t device_type;
+    int32_t device_id;
+} DLDevice;
+
+typedef struct {
+    uint8_t code;
+    uint8_t bits;
+    uint16_t lanes;
+} DLDataType;
+
+typedef struct {
+    void *data;
+    DLDevice device;
+    int32_t ndim;
+    DLDataType dtype;
+    int64_t *shape;
+    int64_t *strides; /* in elements; NULL means C-contiguous (legacy) */
+    uint64_t byte_offset;
+} DLTensor;
+
+typedef struct DLManagedTensor {
+    DLTensor dl_tensor;
+    void *manager_ctx;
+    void (*deleter)(struct DLManagedTensor *self);
+} DLManagedTensor;
+
+typedef struct {
+    uint32_t major;
+    uint32_t minor;
+} DLPackVersion;
+
+typedef struct DLManagedTensorVersioned {
+    DLPackVersion version;
+    void *manager_ctx;
+    void (*deleter)(struct DLManagedTensorVersioned *self);
+    uint64_t flags;
+    DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+
+enum { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13 };
+enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLComplex = 5, kDLBool = 6 };
+
+#define DLPACK_FLAG_BITMASK_READ_ONLY (UINT64_C(1) << 0)
+#define DLPACK_FLAG_BITMASK_IS_COPIED (UINT64_C(1) << 1)
+
+/* The version devarray produces: 1.2 fills strides for every ndim > 0. */
+#define DEVARRAY_DLPACK_MAJOR 1
+#define DEVARRAY_DLPACK_MINOR 2
+
+static const char capsule_legacy[] = "dltensor";
+static const char capsule_versioned[] = "dltensor_versioned";
+static const char capsule_used_legacy[] = "used_dltensor";
+static const char capsule_used_versioned[] = "used_dltensor_versioned";
+static const char capsule_owner[] = "devarray.dlpack_owner";
+
+/* DLPack dtype for each typenum. */
+static const DLDataType dlpack_dtypes[DA_NTYPES] = {
+    [DA_BOOL] = {kDLBool, 8, 1},       [DA_INT8] = {kDLInt, 8, 1},
+    [DA_UINT8] = {kDLUInt, 8, 1},      [DA_INT16] = {kDLInt, 16, 1},
+    [DA_UINT16] = {kDLUInt, 16, 1},    [DA_INT32] = {kDLInt, 32, 1},
+    [DA_UINT32] = {kDLUInt, 32, 1},    [DA_INT64] = {kDLInt, 64, 1},
+    [DA_UINT64] = {kDLUInt, 64, 1},    [DA_FLOAT16] = {kDLFloat, 16, 1},
+    [DA_FLOAT32] = {kDLFloat, 32, 1},  [DA_FLOAT64] = {kDLFloat, 64, 1},
+    [DA_COMPLEX64] = {kDLComplex, 64, 1},
+    [DA_COMPLEX128] = {kDLComplex, 128, 1},
+};
+
+static int
+typenum_from_dlpack(DLDataType dtype, int *typenum)
+{
+    int t;
+    for (t = 0; t < DA_NTYPES; t++) {
+        if (dlpack_dtypes[t].code == dtype.code &&
+            dlpack_dtypes[t].bits == dtype.bits && dtype.lanes == 1) {
+            *typenum = t;
+            return 0;
+        }
+    }
+    PyErr_Format(PyExc_BufferError,
+                 "unsupported DLPack dtype (code %d, %d bits, %d lanes)",
+                 dtype.code, dtype.bits, dtype.lanes);
+    return -1;
+}
+
+/* ---- stream ordering ------------------------------------------------------ */
+
+#ifdef DEVARRAY_HAVE_CUDA
+/* Make `waiter` wait, on the device, for the work queued so far on
+   `producer`.  Streams follow the interface's numbering: 1 is the legacy
+   default stream (devarray's own), 2 the per-thread default stream, others
+   are cudaStream_t handles. */
+static int
+stream_wait(cudaStream_t waiter, cudaStream_t producer)
+{
+    cudaEvent_t event = NULL;
+    cudaError_t err;
+    if (waiter == producer) {
+        return 0;
+    }
+    err = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+    if (err != cudaSuccess) {
+        return backend_cuda_error(err, "cudaEventCreateWithFlags");
+    }
+    err = cudaEventRecord(event, producer);
+    if (err == cudaSuccess) {
+        err = cudaStreamWaitEvent(waiter, event, 0);
+    }
+    /* destroying a recorded event is safe: the wait keeps what it needs */
+    (void)cudaEventDestroy(event);
+    return err == cudaSuccess ? 0 : backend_cuda_error(err, "cudaStreamWaitEvent");
+}
+#endif
+
+/* The stream a Python integer names, per the interfaces; -1 with ValueError
+   for 0 (ambiguous, and disallowed by both specifications). */
+static int
+stream_from_python(PyObject *obj, uintptr_t *stream)
+{
+    long long value;
+    if (!PyLong_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "a stream must be an int or None, not %.200s",
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    value = PyLong_AsLongLong(obj);
+    if (value == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (value == 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "stream 0 is ambiguous and not allowed: use 1 for the "
+                        "legacy default stream or 2 for the per-thread one");
+        return -1;
+    }
+    if (value < -1) {
+        PyErr_Format(PyExc_ValueError, "invalid stream %lld", value);
+        return -1;
+    }
+    *stream = (uintptr_t)value;
+    return 0;
+}
+
+/* ---- producing DLPack ----------------------------------------------------- */
+
+static void
+dlpack_versioned_deleter(DLManagedTensorVersioned *managed)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    Py_XDECREF((PyObject *)managed->manager_ctx);
+    PyGILState_Release(gil);
+    PyMem_RawFree(managed);
+}
+
+static void
+dlpack_legacy_deleter(DLManagedTensor *managed)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    Py_XDECREF((PyObject *)managed->manager_ctx);
+    PyGILState_Release(gil);
+    PyMem_RawFree(managed);
+}
+
+/* An exported capsule nobody consumed frees its tensor. */
+static void
+dlpack_capsule_destructor(PyObject *capsule)
+{
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    if (PyCapsule_IsValid(capsule, capsule_versioned)) {
+        DLManagedTensorVersioned *managed =
+            PyCapsule_GetPointer(capsule, capsule_versioned);
+        managed->deleter(managed);
+    }
+    else if (PyCapsule_IsValid(capsule, capsule_legacy)) {
+        DLManagedTensor *managed = PyCapsule_GetPointer(capsule, capsule_legacy);
+        managed->deleter(managed);
+    }
+    PyErr_Restore(type, value, traceback);
+}
+
+/* Fill a DLTensor describing `a`; shape_strides has room for 2 * ndim. */
+static int
+dlpack_fill_tensor(DLTensor *tensor, DeviceArrayObject *a, int64_t *shape_strides)
+{
+    int i, itemsize = DA_ITEMSIZE(a);
+    tensor->data = a->data;
+    tensor->device.device_type = a->backend == DA_BACKEND_CUDA ? kDLCUDA : kDLCPU;
+    tensor->device.device_id = a->device;
+    tensor->ndim = a->ndim;
+    tensor->dtype = dlpack_dtypes[a->typenum];
+    tensor->shape = shape_strides;
+    tensor->strides = a->ndim > 0 ? shape_strides + a->ndim : NULL;
+    tensor->byte_offset = 0;
+    for (i = 0; i < a->ndim; i++) {
+        if (DA_STRIDES(a)[i] % itemsize != 0) {
+            PyErr_SetString(PyExc_BufferError,
+                            "DLPack cannot describe strides that are not a "
+                            "multiple of the itemsize");
+            return -1;
+        }
+        shape_strides[i] = DA_SHAPE(a)[i];
+        shape_strides[a->ndim + i] = DA_STRIDES(a)[i] / itemsize;
+    }
+    return 0;
+}
+
+PyObject *
+interop_dlpack_device(DeviceArrayObject *self, PyObject *Py_UNUSED(args))
+{
+    return Py_BuildValue("(ii)", self->backend == DA_BACKEND_CUDA ? kDLCUDA : kDLCPU,
+                         self->device);
+}
+
+/* Order the consumer's stream after devarray's work on `a`. */
+static int
+dlpack_synchronize_for(DeviceArrayObject *a, PyObject *stream_obj)
+{
+    uintptr_t stream;
+    if (a->backend != DA_BACKEND_CUDA) {
+        if (stream_obj != Py_None) {
+            PyErr_SetString(PyExc_BufferError,
+                            "stream must be None for an array on the host "
+                            "backend (kDLCPU has no streams)");
+            return -1;
+        }
+        return 0;
+    }
+    if (stream_obj == Py_None) {
+        return 0; /* the consumer works on the legacy default stream: ours */
+    }
+    if (stream_from_python(stream_obj, &stream) < 0) {
+        return -1;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    if (stream == (uintptr_t)-1 || stream == 1) {
+        return 0; /* no synchronisation wanted, or our own stream */
+    }
+    return stream_wait((cudaStream_t)stream, cudaStreamLegacy);
+#else
+    return 0;
+#endif
+}
+
+PyObject *
+interop_dlpack(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"stream", "max_version", "dl_device", "copy", NULL};
+    PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None,
+             *copy = Py_None, *capsule = NULL;
+    DeviceArrayObject *source = NULL;
+    unsigned long major = 0, minor = 0;
+    int versioned, device_type = 0, device_id = 0;
+    size_t dims_bytes;
+    void *block = NULL;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$OOOO:__dlpack__", kwlist,
+                                     &stream, &max_version, &dl_device, &copy)) {
+        return NULL;
+    }
+    if (max_version != Py_None &&
+        !PyArg_ParseTuple(max_version, "kk;max_version must be a (major, minor) "
+                                       "tuple of ints",
+                          &major, &minor)) {
+        return NULL;
+    }
+    versioned = max_version != Py_None && major >= 1;
+    if (dl_device != Py_None) {
+        if (!PyArg_ParseTuple(dl_device, "ii;dl_device must be a (device_type, "
+                                         "device_id) tuple",
+                              &device_type, &device_id)) {
+            return NULL;
+        }
+        if (device_type != (self->backend == DA_BACKEND_CUDA ? kDLCUDA : kDLCPU) ||
+            device_id != self->device) {
+            PyErr_Format(PyExc_BufferError,
+                         "cannot export to DLPack device (%d, %d): the array "
+                         "is on (%d, %d) and devarray does not copy across "
+                         "devices in __dlpack__",
+                         device_type, device_id,
+                         self->backend == DA_BACKEND_CUDA ? kDLCUDA : kDLCPU,
+                         self->device);
+            return NULL;
+        }
+    }
+    if (copy != Py_None && copy != Py_True && copy != Py_False) {
+        PyErr_SetString(PyExc_TypeError, "copy must be True, False or None");
+        return NULL;
+    }
+    if (!versioned && (self->flags & DA_FLAG_READONLY)) {
+        PyErr_SetString(PyExc_BufferError,
+                        "a read-only array can only be exported as a versioned "
+                        "DLPack capsule (the consumer must pass max_version >= "
+                        "(1, 0))");
+        return NULL;
+    }
+    if (copy == Py_True) {
+        source = array_contiguous_as(self, self->typenum);
+        if (source != NULL && source == self) {
+            Py_DECREF(source);
+            source = array_new(self->backend, self->typenum, self->ndim,
+                               DA_SHAPE(self));
+            if (source != NULL &&
+                backend_copy(self->backend, source->data, self->data,
+                             (size_t)DA_NBYTES(self), DA_COPY_D2D) < 0) {
+                Py_CLEAR(source);
+            }
+        }
+    }
+    else {
+        source = self;
+        Py_INCREF(source);
+    }
+    if (source == NULL || dlpack_synchronize_for(source, stream) < 0) {
+        goto error;
+    }
+
+    dims_bytes = sizeof(int64_t) * 2 * (size_t)source->ndim;
+    if (versioned) {
+        DLManagedTensorVersioned *managed;
+        block = PyMem_RawMalloc(sizeof *managed + dims_bytes);
+        if (block == NULL) {
+            PyErr_NoMemory();
+            goto error;
+        }
+        managed = block;
+        managed->version.major = DEVARRAY_DLPACK_MAJOR;
+        managed->version.minor =
+            major > DEVARRAY_DLPACK_MAJOR || minor > DEVARRAY_DLPACK_MINOR
+                ? DEVARRAY_DLPACK_MINOR
+                : (uint32_t)minor;
+        managed->flags = ((source->flags & DA_FLAG_READONLY)
+                              ? DLPACK_FLAG_BITMASK_READ_ONLY
+                              : 0) |
+                         (copy == Py_True ? DLPACK_FLAG_BITMASK_IS_COPIED : 0);
+        if (dlpack_fill_tensor(&managed->dl_tensor, source,
+                               (int64_t *)(managed + 1)) < 0) {
+            goto error;
+        }
+        managed->manager_ctx = source;
+        managed->deleter = dlpack_versioned_deleter;
+        capsule = PyCapsule_New(managed, capsule_versioned,
+                                dlpack_capsule_destructor);
+    }
+    else {
+        DLManagedTensor *managed;
+        block = PyMem_RawMalloc(sizeof *managed + dims_bytes);
+        if (block == NULL) {
+            PyErr_NoMemory();
+            goto error;
+        }
+        managed = block;
+        if (dlpack_fill_tensor(&managed->dl_tensor, source,
+                               (int64_t *)(managed + 1)) < 0) {
+            goto error;
+        }
+        managed->manager_ctx = source;
+        managed->deleter = dlpack_legacy_deleter;
+        capsule = PyCapsule_New(managed, capsule_legacy, dlpack_capsule_destructor);
+    }
+    if (capsule == NULL) {
+        goto error;
+    }
+    /* the tensor's reference to source now belongs to the capsule */
+    return capsule;
+error:
+    PyMem_RawFree(block);
+    Py_XDECREF(source);
+    return NULL;
+}
+
+/* ---- consuming the CUDA Array Interface ----------------------------------- */
+
+#ifdef DEVARRAY_HAVE_CUDA
+/* The device allocation holding `ptr`, for bounds checks: found through the
+   driver's cuMemGetAddressRange, loaded at run time so that importing
+   devarray never needs libcuda.  Returns 1 with [base, base+size), 0 when
+   unknown. */
+typedef int (*mem_get_address_range_fn)(uintptr_t *base, size_t *size,
+                                        uintptr_t ptr);
+
+static int
+device_allocation_range(uintptr_t ptr, uintptr_t *base, size_t *size)
+{
+    static mem_get_address_range_fn get_range = NULL;
+    static int looked_up = 0;
+    if (!looked_up) {
+        enum cudaDriverEntryPointQueryResult status;
+        void *fn = NULL;
+        looked_up = 1;
+        if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000,
+                                             cudaEnableDefault,
+                                             &status) == cudaSuccess &&
+            status == cudaDriverEntryPointSuccess) {
+            get_range = (mem_get_address_range_fn)fn;
+        }
+        (void)cudaGetLastError();
+    }
+    return get_range != NULL && get_range(base, size, ptr) == 0;
+}
+#endif
+
+/* Check that every element of the described array lies in device memory
+   that the producer owns, on devarray's device; sets ValueError. */
+static int
+check_device_extent(uintptr_t ptr, int ndim, const int64_t *shape,
+                    const int64_t *strides, int itemsize, int64_t size)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    struct cudaPointerAttributes attrs;
+    uintptr_t lo = ptr, hi = ptr + (uintptr_t)itemsize, alloc_base;
+    size_t alloc_size;
+    cudaError_t err;
+    int i;
+
+    if (size == 0) {
+        return 0;
+    }
+    err = cudaPointerGetAttributes(&attrs, (void *)ptr);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        PyErr_Format(PyExc_ValueError,
+                     "pointer 0x%llx is not a valid CUDA pointer (%s)",
+                     (unsigned long long)ptr, cudaGetErrorString(err));
+        return -1;
+    }
+    if (attrs.type != cudaMemoryTypeDevice && attrs.type != cudaMemoryTypeManaged) {
+        PyErr_Format(PyExc_ValueError,
+                     "pointer 0x%llx is not device memory", (unsigned long long)ptr);
+        return -1;
+    }
+    if (attrs.device != backend_device(DA_BACKEND_CUDA)) {
+        PyErr_Format(PyExc_ValueError,
+                     "the data is on CUDA device %d, but devarray works on "
+                     "device %d",
+                     attrs.device, backend_device(DA_BACKEND_CUDA));
+        return -1;
+    }
+    for (i = 0; i < ndim; i++) {
+        int64_t extent = (shape[i] - 1) * strides[i];
+        if (extent < 0) {
+            lo += (uintptr_t)extent;
+        }
+        else {
+            hi += (uintptr_t)extent;
+        }
+    }
+    if (device_allocation_range(ptr, &alloc_base, &alloc_size) &&
+        (lo < alloc_base || hi > alloc_base + alloc_size)) {
+        PyErr_Format(PyExc_ValueError,
+                     "the shape and strides reach bytes [%lld, %lld) relative "
+                     "to the data pointer, outside its allocation of %zu bytes",
+                     (long long)(lo - ptr), (long long)(hi - ptr), alloc_size);
+        return -1;
+    }
+    return 0;
+#else
+    (void)ptr;
+    (void)ndim;
+    (void)shape;
+    (void)strides;
+    (void)itemsize;
+    (void)size;
+    return 0;
+#endif
+}
+
+/* An int64 tuple from a CAI entry; returns its length or -1. */
+static int
+cai_int_tuple(PyObject *obj, const char *key, int64_t *values)
+{
+    Py_ssize_t n, i;
+    if (!PyTuple_Check(obj)) {
+        PyErr_Format(PyExc_TypeError,
+                     "__cuda_array_interface__['%s'] must be a tuple, not %.200s",
+                     key, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    n = PyTuple_GET_SIZE(obj);
+    if (n > DA_MAXDIMS) {
+        PyErr_Format(PyExc_ValueError,
+                     "__cuda_array_interface__['%s'] has %zd entries; at most "
+                     "%d dimensions are supported",
+                     key, n, DA_MAXDIMS);
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        PyObject *item = PyTuple_GET_ITEM(obj, i);
+        if (!PyLong_Check(item)) {
+            PyErr_Format(PyExc_TypeError,
+                         "__cuda_array_interface__['%s'] must hold ints, not "
+                         "%.200s",
+                         key, Py_TYPE(item)->tp_name);
+            return -1;
+        }
+        values[i] = PyLong_AsLongLong(item);
+        if (values[i] == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+    }
+    return (int)n;
+}
+
+static PyObject *
+cai_required(PyObject *dict, const char *key)
+{
+    PyObject *value = PyDict_GetItemString(dict, key);
+    if (value == NULL && !PyErr_Occurred()) {
+        PyErr_Format(PyExc_ValueError,
+                     "__cuda_array_interface__ has no '%s' entry", key);
+    }
+    return value;
+}
+
+DeviceArrayObject *
+interop_from_cuda_array_interface(PyObject *obj, PyObject *cai, int backend)
+{
+    int64_t shape[DA_MAXDIMS], strides[DA_MAXDIMS], size;
+    PyObject *shape_obj, *typestr, *data, *version, *strides_obj, *mask, *stream;
+    unsigned long long ptr;
+    long version_number;
+    int ndim, nstrides, typenum, readonly, itemsize, i;
+    uintptr_t producer_stream = 0;
+
+    if (!PyDict_Check(cai)) {
+        PyErr_Format(PyExc_TypeError,
+                     "__cuda_array_interface__ must be a dict, not %.200s",
+                     Py_TYPE(cai)->tp_name);
+        return NULL;
+    }
+    if (backend != DA_BACKEND_CUDA) {
+        PyErr_SetString(PyExc_ValueError,
+                        "cannot use CUDA memory (an object with "
+                        "__cuda_array_interface__) on the host backend; "
+                        "set_backend('cuda') or copy it to the host first");
+        return NULL;
+    }
+    if ((shape_obj = cai_required(cai, "shape")) == NULL ||
+        (typestr = cai_required(cai, "typestr")) == NULL ||
+        (data = cai_required(cai, "data")) == NULL ||
+        (version = cai_required(cai, "version")) == NULL) {
+        return NULL;
+    }
+    if (!PyLong_Check(version)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "__cuda_array_interface__['version'] must be an int");
+        return NULL;
+    }
+    version_number = PyLong_AsLong(version);
+    if (version_number < 0 || version_number > 3) {
+        if (!PyErr_Occurred()) {
+            PyErr_Format(PyExc_ValueError,
+                         "unsupported __cuda_array_interface__ version %ld "
+                         "(devarray reads versions 0 to 3)",
+                         version_number);
+        }
+        return NULL;
+    }
+    mask = PyDict_GetItemString(cai, "mask");
+    if (mask != NULL && mask != Py_None) {
+        PyErr_SetString(PyExc_ValueError,
+                        "masked arrays (__cuda_array_interface__['mask']) are "
+                        "not supported");
+        return NULL;
+    }
+    ndim = cai_int_tuple(shape_obj, "shape", shape);
+    if (ndim < 0) {
+        return NULL;
+    }
+    if (!PyUnicode_Check(typestr)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "__cuda_array_interface__['typestr'] must be a str");
+        return NULL;
+    }
+    if (dtype_from_object(typestr, &typenum) < 0) {
+        return NULL;
+    }
+    itemsize = da_itemsize(typenum);
+    if (!PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2 ||
+        !PyLong_Check(PyTuple_GET_ITEM(data, 0))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "__cuda_array_interface__['data'] must be a tuple "
+                        "(pointer: int, read_only: bool)");
+        return NULL;
+    }
+    ptr = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
+    if (ptr == (unsigned long long)-1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
+    if (readonly < 0) {
+        return NULL;
+    }
+    size = array_shape_size(ndim, shape, itemsize);
+    if (size < 0) {
+        return NULL;
+    }
+    strides_obj = PyDict_GetItemString(cai, "strides");
+    if (strides_obj == NULL || strides_obj == Py_None) {
+        int64_t stride = itemsize;
+        for (i = ndim - 1; i >= 0; i--) {
+            strides[i] = stride;
+            stride *= shape[i] > 0 ? shape[i] : 1;
+        }
+    }
+    else {
+        nstrides = cai_int_tuple(strides_obj, "strides", strides);
+        if (nstrides < 0) {
+            return NULL;
+        }
+        if (nstrides != ndim) {
+            PyErr_Format(PyExc_ValueError,
+                         "__cuda_array_interface__ has %d strides for %d "
+                         "dimensions",
+                         nstrides, ndim);
+            return NULL;
+        }
+    }
+    if (size > 0) {
+        if (ptr == 0) {
+            PyErr_SetString(PyExc_ValueError,
+                            "__cuda_array_interface__ has a null data pointer "
+                            "for a non-empty array");
+            return NULL;
+        }
+        /* kernels read whole elements: device data must be aligned */
+        if (ptr % (unsigned long long)itemsize != 0) {
+            PyErr_SetString(PyExc_ValueError,
+                            "the data pointer is not aligned to the itemsize");
+            return NULL;
+        }
+        for (i = 0; i < ndim; i++) {
+            if (strides[i] % itemsize != 0) {
+                PyErr_SetString(PyExc_ValueError,
+                                "strides must be multiples of the itemsize");
+                return NULL;
+            }
+        }
+    }
+    stream = version_number >= 3 ? PyDict_GetItemString(cai, "stream") : NULL;
+    if (stream != NULL && stream != Py_None &&
+        stream_from_python(stream, &producer_stream) < 0) {
+        return NULL;
+    }
+    if (check_device_extent((uintptr_t)ptr, ndim, shape, strides, itemsize, size) < 0) {
+        return NULL;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    /* the producer may still be writing on its stream: queue our work after
+       it, on the device */
+    if (producer_stream > 2 || producer_stream == 2) {
+        if (stream_wait(cudaStreamLegacy, (cudaStream_t)producer_stream) < 0) {
+            return NULL;
+        }
+    }
+#endif
+    return array_new_view(DA_BACKEND_CUDA, backend_device(DA_BACKEND_CUDA),
+                          typenum, ndim, shape, strides, (char *)(uintptr_t)ptr,
+                          obj, readonly ? DA_FLAG_READONLY : 0);
+}
+
+/* ---- consuming DLPack ------------------------------------------------------ */
+
+/* The owner capsule of an imported tensor: calls the producer's deleter. */
+static void
+dlpack_owner_destructor(PyObject *capsule)
+{
+    void *managed = PyCapsule_GetPointer(capsule, capsule_owner);
+    const char *kind = PyCapsule_GetContext(capsule);
+    if (managed == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    if (kind == capsule_versioned) {
+        DLManagedTensorVersioned *versioned = managed;
+        if (versioned->deleter != NULL) {
+            versioned->deleter(versioned);
+        }
+    }
+    else {
+        DLManagedTensor *legacy = managed;
+        if (legacy->deleter != NULL) {
+            legacy->deleter(legacy);
+        }
+    }
+}
+
+/* Call obj.__dlpack__(**kwargs) asking for a versioned capsule, falling back
+   to a plain call for producers that predate max_version. */
+static PyObject *
+dlpack_call_producer(PyObject *obj, PyObject *stream)
+{
+    PyObject *method = NULL, *kwargs = NULL, *capsule = NULL, *args = NULL;
+    method = PyObject_GetAttrString(obj, "__dlpack__");
+    if (method == NULL) {
+        return NULL;
+    }
+    args = PyTuple_New(0);
+    kwargs = Py_BuildValue("{s:O,s:(ii)}", "stream", stream, "max_version",
+                           DEVARRAY_DLPACK_MAJOR, DEVARRAY_DLPACK_MINOR);
+    if (args == NULL || kwargs == NULL) {
+        goto done;
+    }
+    capsule = PyObject_Call(method, args, kwargs);
+    if (capsule == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        if (PyDict_DelItemString(kwargs, "max_version") == 0) {
+            capsule = PyObject_Call(method, args, kwargs);
+        }
+    }
+done:
+    Py_XDECREF(args);
+    Py_XDECREF(kwargs);
+    Py_DECREF(method);
+    return capsule;
+}
+
+/* The (device_type, device_id) of a DLPack producer. */
+static int
+dlpack_producer_device(PyObject *obj, int *device_type, int *device_id)
+{
+    PyObject *device = PyObject_CallMethod(obj, "__dlpack_device__", NULL);
+    int ok;
+    if (device == NULL) {
+        return -1;
+    }
+    ok = PyArg_ParseTuple(device, "ii;__dlpack_device__() must return a "
+                                  "(device_type, device_id) tuple",
+                          device_type, device_id);
+    Py_DECREF(device);
+    return ok ? 0 : -1;
+}
+
+int
+interop_dlpack_is_cuda(PyObject *obj, int *is_cuda)
+{
+    int device_type, device_id;
+    if (dlpack_producer_device(obj, &device_type, &device_id) < 0) {
+        return -1;
+    }
+    *is_cuda = device_type == kDLCUDA || device_type == kDLCUDAManaged;
+    return 0;
+}
+
+DeviceArrayObject *
+interop_from_dlpack(PyObject *obj, int backend, int copy)
+{
+    PyObject *capsule = NULL, *owner = NULL, *stream = NULL;
+    DeviceArrayObject *view = NULL, *result = NULL;
+    DLTensor *tensor;
+    void *managed;
+    const char *kind;
+    int64_t shape[DA_MAXDIMS], strides[DA_MAXDIMS], stride;
+    int device_type, device_id, on_device, typenum, itemsize, readonly = 0, i;
+
+    if (dlpack_producer_device(obj, &device_type, &device_id) < 0) {
+        return NULL;
+    }
+    on_device = device_type == kDLCUDA || device_type == kDLCUDAManaged;
+    if (!on_device && device_type != kDLCPU && device_type != kDLCUDAHost) {
+        PyErr_Format(PyExc_BufferError,
+                     "unsupported DLPack device type %d (devarray reads CPU "
+                     "and CUDA memory)",
+                     device_type);
+        return NULL;
+    }
+    if (on_device && backend != DA_BACKEND_CUDA) {
+        PyErr_SetString(PyExc_BufferError,
+                        "cannot use a CUDA DLPack tensor on the host backend; "
+                        "set_backend('cuda') or copy it to the host first");
+        return NULL;
+    }
+    if (on_device && device_id != backend_device(DA_BACKEND_CUDA)) {
+        PyErr_Format(PyExc_BufferError,
+                     "the tensor is on CUDA device %d, but devarray works on "
+                     "device %d",
+                     device_id, backend_device(DA_BACKEND_CUDA));
+        return NULL;
+    }
+    if (!on_device && backend == DA_BACKEND_CUDA && copy == 0) {
+        PyErr_SetString(PyExc_BufferError,
+                        "copy=False, but the tensor is in host memory and "
+                        "devarray works on the CUDA device");
+        return NULL;
+    }
+    /* the producer orders its work before devarray's stream (legacy: 1) */
+    stream = on_device ? PyLong_FromLong(1) : Py_NewRef(Py_None);
+    if (stream == NULL) {
+        return NULL;
+    }
+    capsule = dlpack_call_producer(obj, stream);
+    Py_DECREF(stream);
+    if (capsule == NULL) {
+        return NULL;
+    }
+    if (PyCapsule_IsValid(capsule, capsule_versioned)) {
+        DLManagedTensorVersioned *versioned =
+            PyCapsule_GetPointer(capsule, capsule_versioned);
+        if (versioned->version.major != DEVARRAY_DLPACK_MAJOR) {
+            PyErr_Format(PyExc_BufferError,
+                         "unsupported DLPack version %u.%u",
+                         versioned->version.major, versioned->version.minor);
+            goto error;
+        }
+        managed = versioned;
+        tensor = &versioned->dl_tensor;
+        readonly = (versioned->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
+        kind = capsule_versioned;
+    }
+    else if (PyCapsule_IsValid(capsule, capsule_legacy)) {
+        DLManagedTensor *legacy = PyCapsule_GetPointer(capsule, capsule_legacy);
+        managed = legacy;
+        tensor = &legacy->dl_tensor;
+        kind = capsule_legacy;
+    }
+    else {
+        PyErr_Format(PyExc_TypeError,
+                     "__dlpack__() must return an unused 'dltensor' or "
+                     "'dltensor_versioned' capsule, got %.200s",
+                     PyCapsule_CheckExact(capsule)
+                         ? (PyCapsule_GetName(capsule) != NULL
+                                ? PyCapsule_GetName(capsule)
+                                : "an unnamed capsule")
+                         : Py_TYPE(capsule)->tp_name);
+        goto error;
+    }
+    if (typenum_from_dlpack(tensor->dtype, &typenum) < 0) {
+        goto error;
+    }
+    if (tensor->ndim < 0 || tensor->ndim > DA_MAXDIMS) {
+        PyErr_Format(PyExc_BufferError, "unsupported DLPack ndim %d",
+                     (int)tensor->ndim);
+        goto error;
+    }
+    itemsize = da_itemsize(typenum);
+    stride = itemsize;
+    for (i = tensor->ndim - 1; i >= 0; i--) {
+        shape[i] = tensor->shape[i];
+        strides[i] = tensor->strides != NULL ? tensor->strides[i] * itemsize : stride;
+        stride *= shape[i] > 0 ? shape[i] : 1;
+    }
+    /* from here on the capsule's tensor is ours: the owner calls its deleter */
+    owner = PyCapsule_New(managed, capsule_owner, dlpack_owner_destructor);
+    if (owner == NULL || PyCapsule_SetContext(owner, (void *)kind) < 0 ||
+        PyCapsule_SetName(capsule, kind == capsule_versioned
+                                       ? capsule_used_versioned
+                                       : capsule_used_legacy) < 0) {
+        if (owner != NULL) {
+            /* not yet renamed: keep the producer's capsule responsible */
+            PyCapsule_SetPointer(owner, (void *)capsule_owner);
+            PyCapsule_SetDestructor(owner, NULL);
+        }
+        goto error;
+    }
+    view = array_new_view(on_device ? DA_BACKEND_CUDA : DA_BACKEND_HOST,
+                          on_device ? device_id : 0, typenum, tensor->ndim,
+                          shape, strides,
+                          (char *)tensor->data + tensor->byte_offset, owner,
+                          readonly ? DA_FLAG_READONLY : 0);
+    if (view == NULL) {
+        goto error;
+    }
+    if (view->backend != backend || copy == 1) {
+        result = (DeviceArrayObject *)array_to_backend(view, -1, backend);
+    }
+    else {
+        result = view;
+        Py_INCREF(result);
+    }
+error:
+    Py_XDECREF(view);
+    Py_XDECREF(owner);
+    Py_XDECREF(capsule);
+    return result;
+}
+
+static PyObject *
+interop_py_from_dlpack(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"x", "device", "copy", NULL};
+    PyObject *x, *device = Py_None, *copy = Py_None;
+    int backend;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$OO:from_dlpack", kwlist, &x,
+                                     &device, &copy)) {
+        return NULL;
+    }
+    if (copy != Py_None && copy != Py_True && copy != Py_False) {
+        PyErr_SetString(PyExc_TypeError, "copy must be True, False or None");
+        return NULL;
+    }
+    if (device != Py_None) {
+        PyErr_SetString(PyExc_BufferError,
+                        "from_dlpack(device=...) is not supported: devarray "
+                        "imports onto its current backend");
+        return NULL;
+    }
+    backend = backend_default();
+    if (backend < 0) {
+        return NULL;
+    }
+    return (PyObject *)interop_from_dlpack(x, backend,
+                                           copy == Py_None ? -1 : copy == Py_True);
+}
+
+static PyMethodDef interop_module_methods[] = {
+    {"from_dlpack", (PyCFunction)(void (*)(void))interop_py_from_dlpack,
+     METH_VARARGS | METH_KEYWORDS,
+     "from_dlpack(x, /, *, device=None, copy=None)\n--\n\nA DeviceArray "
+     "sharing x's memory through DLPack (copied when x is in host memory and "
+     "devarray works on the device)."},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+interop_module_init(PyObject *module)
+{
+    return PyModule_AddFunctions(module, interop_module_methods);
+}

@@ -1,0 +1,136 @@
+"""Shared fixtures.
+
+backend      every test that takes it runs twice: on the host backend and on
+             CUDA.  The CUDA run is skipped without a GPU, and fails instead
+             when DEVARRAY_REQUIRE_GPU=1 (the GPU machine sets it, so a broken
+             CUDA setup cannot pass as "all skipped").
+gpu          the CUDA half of `backend`, for tests that only make sense on a GPU.
+rng          numpy.random.Generator seeded per test; the seed is printed with a
+             failing test's output (DEVARRAY_TEST_SEED=N overrides it).
+numba_cuda   numba.cuda (on a GPU), with numpy.row_stack shimmed where NumPy lacks it.
+"""
+
+import contextlib
+import os
+import warnings
+import zlib
+
+import pytest
+
+with warnings.catch_warnings():
+    # a build or machine without CUDA may warn that it falls back to the host
+    warnings.simplefilter("ignore", RuntimeWarning)
+    import devarray
+    from devarray import _core
+
+BACKENDS = ("host", "cuda")
+
+
+def _require_gpu():
+    return os.environ.get("DEVARRAY_REQUIRE_GPU", "") not in ("", "0")
+
+
+_unavailable_reason = None
+
+
+def _cuda_unavailable_reason():
+    """Why CUDA cannot be used, as set_backend("cuda") explains it."""
+    global _unavailable_reason
+    if _unavailable_reason is None:
+        _unavailable_reason = "CUDA is not available"
+        previous = _current_backend()
+        try:
+            devarray.set_backend("cuda")
+        except RuntimeError as exc:
+            _unavailable_reason = "CUDA is not available: " + str(exc).rpartition(
+                "not available: ")[2]
+        finally:
+            if previous is not None:
+                devarray.set_backend(previous)
+    return _unavailable_reason
+
+
+def _check_cuda():
+    """Skip the calling test without a usable GPU, or fail it when one is required."""
+    if _core._cuda_available():
+        return
+    reason = _cuda_unavailable_reason()
+    if _require_gpu():
+        pytest.fail("DEVARRAY_REQUIRE_GPU=1 but " + reason, pytrace=False)
+    pytest.skip(reason)
+
+
+def _current_backend():
+    """The default backend now, or None if choosing it fails (e.g.
+    DEVARRAY_BACKEND=cuda on a machine without a GPU)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return devarray.backend()
+    except Exception:
+        return None
+
+
+@contextlib.contextmanager
+def _using(name):
+    previous = _current_backend()
+    devarray.set_backend(name)
+    try:
+        yield name
+    finally:
+        if previous is not None:
+            devarray.set_backend(previous)
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    """The backend name, set as devarray's default for the test's duration."""
+    if request.param == "cuda":
+        _check_cuda()
+    with _using(request.param) as name:
+        yield name
+
+
+@pytest.fixture
+def gpu():
+    """"cuda", set as devarray's default for the test's duration."""
+    _check_cuda()
+    with _using("cuda") as name:
+        yield name
+
+
+@pytest.fixture
+def rng(request):
+    np = pytest.importorskip("numpy")
+    seed = os.environ.get("DEVARRAY_TEST_SEED")
+    seed = int(seed) if seed else zlib.crc32(request.node.nodeid.encode())
+    # captured output is shown with a failing test's report
+    print("rng seed: %d (rerun with DEVARRAY_TEST_SEED=%d)" % (seed, seed))
+    return np.random.default_rng(seed)
+
+
+@pytest.fixture
+def numba_cuda(gpu):
+    np = pytest.importorskip("numpy")
+    if not hasattr(np, "row_stack"):
+        # numba.cuda still calls numpy.row_stack, which newer NumPy lacks
+        np.row_stack = np.vstack
+    cuda = pytest.importorskip("numba.cuda")
+    if not cuda.is_available():
+        if _require_gpu():
+            pytest.fail("DEVARRAY_REQUIRE_GPU=1 but numba.cuda sees no GPU", pytrace=False)
+        pytest.skip("numba.cuda sees no GPU")
+    return cuda
+
+
+def pytest_report_header(config):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        cuda = _core._cuda_available()
+        line = "devarray %s from %s; CUDA device: %s" % (
+            devarray.__version__, os.path.dirname(devarray.__file__), "yes" if cuda else "no")
+        info_fn = getattr(_core, "_device_info", None)
+        info = info_fn() if (cuda and info_fn is not None) else None
+    if info:
+        line += " (%s)" % info.get("name")
+    return line

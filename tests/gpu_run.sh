@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The full check on a GPU machine (no network; Python with numpy, pytest,
+# hypothesis and the interop libraries preinstalled): build in place, show the
+# device, run `python3 -m devarray`, the test suite with GPU tests required,
+# and the benchmarks when present.  Every step runs even after one fails; the
+# exit status is non-zero if any did.  Logs go to $OUT (default /tmp/out).
+#
+#   bash tests/gpu_run.sh            # from the repository root
+#   DEVARRAY_CUDA_ARCHS="80 90" bash tests/gpu_run.sh
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+export DEVARRAY_CUDA_ARCHS=${DEVARRAY_CUDA_ARCHS:-90}
+export DEVARRAY_REQUIRE_GPU=1
+export DEVARRAY_REQUIRE_CUDA=1
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+
+steps=()
+failed=0
+
+# step NAME LOG COMMAND...: run COMMAND, tee its output to $OUT/LOG, record
+# the status and the time, and carry on whatever happens.
+step() {
+    local name=$1 log=$2
+    shift 2
+    echo
+    echo "=== $name: $*"
+    local start=$SECONDS rc=0
+    "$@" 2>&1 | tee "$OUT/$log" || rc=$?
+    local took=$((SECONDS - start))
+    if [ "$rc" -eq 0 ]; then
+        steps+=("ok      ${took}s  $name")
+    else
+        steps+=("FAILED  ${took}s  $name (exit $rc, log $OUT/$log)")
+        failed=1
+    fi
+}
+
+step "nvidia-smi" nvidia-smi.log \
+    nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv
+step "build (sm ${DEVARRAY_CUDA_ARCHS})" build.log \
+    python3 setup.py build_ext --inplace
+step "python3 -m devarray" main.log python3 -m devarray
+step "pytest" pytest.log python3 -m pytest -q -rs tests
+if [ -f bench/run.py ]; then
+    step "bench" bench.log python3 bench/run.py
+fi
+
+echo
+echo "=== summary ($(python3 --version 2>&1), DEVARRAY_CUDA_ARCHS=$DEVARRAY_CUDA_ARCHS)"
+printf '  %s\n' "${steps[@]}"
+exit "$failed"
