@@ -11,6 +11,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 PyObject *backend_CUDAError = NULL;
 
@@ -21,6 +24,12 @@ static int default_backend = -1;
 static _Alignas(64) char zero_size_block[64];
 
 #define HOST_ALIGNMENT 64
+
+/* Large host blocks are aligned to 2 MiB and offered to the kernel as huge
+   pages (as NumPy does from 4 MiB): a fresh 64 MiB result then takes 32 page
+   faults instead of 16384, which otherwise cost more than the arithmetic. */
+#define HOST_HUGE_THRESHOLD ((size_t)4 << 20)
+#define HOST_HUGE_ALIGNMENT ((size_t)2 << 20)
 
 #ifdef DEVARRAY_HAVE_CUDA
 
@@ -276,17 +285,28 @@ backend_malloc(int backend, size_t nbytes)
 #else
     (void)backend;
 #endif
-    /* aligned_alloc wants a multiple of the alignment */
-    if (nbytes > SIZE_MAX - HOST_ALIGNMENT) {
-        return PyErr_NoMemory();
-    }
-    ptr = aligned_alloc(HOST_ALIGNMENT,
-                        (nbytes + HOST_ALIGNMENT - 1) / HOST_ALIGNMENT *
-                            HOST_ALIGNMENT);
-    if (ptr == NULL) {
-        PyErr_Format(PyExc_MemoryError,
-                     "out of host memory: could not allocate %zu bytes",
-                     nbytes);
+    {
+        size_t alignment =
+            nbytes >= HOST_HUGE_THRESHOLD ? HOST_HUGE_ALIGNMENT : HOST_ALIGNMENT;
+        /* aligned_alloc wants a multiple of the alignment */
+        if (nbytes > SIZE_MAX - alignment) {
+            return PyErr_NoMemory();
+        }
+        ptr = aligned_alloc(alignment,
+                            (nbytes + alignment - 1) / alignment * alignment);
+        if (ptr == NULL) {
+            PyErr_Format(PyExc_MemoryError,
+                         "out of host memory: could not allocate %zu bytes",
+                         nbytes);
+            return NULL;
+        }
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+        if (alignment == HOST_HUGE_ALIGNMENT) {
+            /* advice only: failure just means ordinary pages */
+            (void)madvise(ptr, (nbytes + alignment - 1) / alignment * alignment,
+                          MADV_HUGEPAGE);
+        }
+#endif
     }
     return ptr;
 }

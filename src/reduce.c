@@ -40,13 +40,14 @@ accumulator_for(int result)
 }
 
 /* Fill `reduced` (ndim flags) from axis=None / int / tuple.  A 0-d array
-   accepts axis 0 and -1 and reduces nothing, as in NumPy. */
+   accepts a bare axis 0 or -1 and reduces nothing, as in NumPy (a tuple
+   naming an axis is out of bounds there). */
 static int
 parse_axes(PyObject *axis, int ndim, int *reduced)
 {
     PyObject *seq = NULL;
     Py_ssize_t i, n;
-    int k, value, axis_ndim = ndim > 0 ? ndim : 1, scalar_flag = 0;
+    int k, value;
 
     if (axis == Py_None) {
         for (k = 0; k < ndim; k++) {
@@ -58,7 +59,7 @@ parse_axes(PyObject *axis, int ndim, int *reduced)
         reduced[k] = 0;
     }
     if (!PyTuple_Check(axis) && !PyList_Check(axis)) {
-        if (array_normalize_axis(axis, axis_ndim, &value) < 0) {
+        if (array_normalize_axis(axis, ndim > 0 ? ndim : 1, &value) < 0) {
             return -1;
         }
         if (ndim > 0) {
@@ -72,20 +73,15 @@ parse_axes(PyObject *axis, int ndim, int *reduced)
     }
     n = PySequence_Fast_GET_SIZE(seq);
     for (i = 0; i < n; i++) {
-        if (array_normalize_axis(PySequence_Fast_GET_ITEM(seq, i), axis_ndim,
+        if (array_normalize_axis(PySequence_Fast_GET_ITEM(seq, i), ndim,
                                  &value) < 0) {
             goto error;
         }
-        if (ndim == 0 ? scalar_flag : reduced[value]) {
+        if (reduced[value]) {
             PyErr_SetString(PyExc_ValueError, "duplicate value in 'axis'");
             goto error;
         }
-        if (ndim == 0) {
-            scalar_flag = 1;
-        }
-        else {
-            reduced[value] = 1;
-        }
+        reduced[value] = 1;
     }
     Py_DECREF(seq);
     return 0;
