@@ -168,6 +168,37 @@ stream_from_python(PyObject *obj, uintptr_t *stream)
     return 0;
 }
 
+/* A tuple of two non-negative ints, as max_version, dl_device and
+   __dlpack_device__() are; TypeError/ValueError naming `what` otherwise. */
+static int
+int_pair(PyObject *obj, const char *what, const char *shape, int *first, int *second)
+{
+    long values[2];
+    int i;
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 2 ||
+        !PyLong_Check(PyTuple_GET_ITEM(obj, 0)) ||
+        !PyLong_Check(PyTuple_GET_ITEM(obj, 1))) {
+        PyErr_Format(PyExc_TypeError, "%s must be a %s tuple of two ints, not %R",
+                     what, shape, obj);
+        return -1;
+    }
+    for (i = 0; i < 2; i++) {
+        values[i] = PyLong_AsLong(PyTuple_GET_ITEM(obj, i));
+        if (values[i] == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+    }
+    if (values[0] < 0 || values[1] < 0 || values[0] > INT32_MAX ||
+        values[1] > INT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "%s holds an out-of-range number: %R",
+                     what, obj);
+        return -1;
+    }
+    *first = (int)values[0];
+    *second = (int)values[1];
+    return 0;
+}
+
 /* ---- producing DLPack ----------------------------------------------------- */
 
 static void
@@ -211,7 +242,8 @@ static int
 dlpack_fill_tensor(DLTensor *tensor, DeviceArrayObject *a, int64_t *shape_strides)
 {
     int i, itemsize = DA_ITEMSIZE(a);
-    tensor->data = a->data;
+    /* an empty array has no memory to point at (the CAI gives 0 too) */
+    tensor->data = a->size == 0 ? NULL : a->data;
     tensor->device.device_type = a->backend == DA_BACKEND_CUDA ? kDLCUDA : kDLCPU;
     tensor->device.device_id = a->device;
     tensor->ndim = a->ndim;
@@ -276,8 +308,7 @@ interop_dlpack(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
     PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None,
              *copy = Py_None, *capsule = NULL;
     DeviceArrayObject *source = NULL;
-    unsigned long major = 0, minor = 0;
-    int versioned, device_type = 0, device_id = 0;
+    int major = 0, minor = 0, versioned, device_type = 0, device_id = 0;
     size_t dims_bytes;
     void *block = NULL;
 
@@ -286,16 +317,13 @@ interop_dlpack(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
         return NULL;
     }
     if (max_version != Py_None &&
-        !PyArg_ParseTuple(max_version, "kk;max_version must be a (major, minor) "
-                                       "tuple of ints",
-                          &major, &minor)) {
+        int_pair(max_version, "max_version", "(major, minor)", &major, &minor) < 0) {
         return NULL;
     }
     versioned = max_version != Py_None && major >= 1;
     if (dl_device != Py_None) {
-        if (!PyArg_ParseTuple(dl_device, "ii;dl_device must be a (device_type, "
-                                         "device_id) tuple",
-                              &device_type, &device_id)) {
+        if (int_pair(dl_device, "dl_device", "(device_type, device_id)",
+                     &device_type, &device_id) < 0) {
             return NULL;
         }
         if (device_type != (self->backend == DA_BACKEND_CUDA ? kDLCUDA : kDLCPU) ||
@@ -427,69 +455,87 @@ device_allocation_range(uintptr_t ptr, uintptr_t *base, size_t *size)
 }
 #endif
 
+/* The lowest and one-past-highest byte offsets, relative to the first
+   element, that an array of this shape and strides touches; -1 with
+   ValueError when they do not fit in 64 bits. */
+static int
+byte_extent(int ndim, const int64_t *shape, const int64_t *strides, int itemsize,
+            int64_t *lo, int64_t *hi)
+{
+    int i;
+    *lo = 0;
+    *hi = itemsize;
+    for (i = 0; i < ndim; i++) {
+        int64_t extent;
+        if (__builtin_mul_overflow(shape[i] - 1, strides[i], &extent) ||
+            (extent < 0 ? __builtin_add_overflow(*lo, extent, lo)
+                        : __builtin_add_overflow(*hi, extent, hi))) {
+            PyErr_SetString(PyExc_ValueError,
+                            "the shape and strides reach beyond the 64-bit "
+                            "address space");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Check that every element of the described array lies in device memory
    that the producer owns, on devarray's device; sets ValueError. */
 static int
 check_device_extent(uintptr_t ptr, int ndim, const int64_t *shape,
                     const int64_t *strides, int itemsize, int64_t size)
 {
-#ifdef DEVARRAY_HAVE_CUDA
-    struct cudaPointerAttributes attrs;
-    uintptr_t lo = ptr, hi = ptr + (uintptr_t)itemsize, alloc_base;
-    size_t alloc_size;
-    cudaError_t err;
-    int i;
-
+    int64_t lo, hi;
     if (size == 0) {
         return 0;
     }
-    err = cudaPointerGetAttributes(&attrs, (void *)ptr);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        PyErr_Format(PyExc_ValueError,
-                     "pointer 0x%llx is not a valid CUDA pointer (%s)",
-                     (unsigned long long)ptr, cudaGetErrorString(err));
+    if (byte_extent(ndim, shape, strides, itemsize, &lo, &hi) < 0) {
         return -1;
     }
-    if (attrs.type != cudaMemoryTypeDevice && attrs.type != cudaMemoryTypeManaged) {
-        PyErr_Format(PyExc_ValueError,
-                     "pointer 0x%llx is not device memory", (unsigned long long)ptr);
+    if ((lo < 0 && (uintptr_t)(-lo) > ptr) || (uintptr_t)hi > UINTPTR_MAX - ptr) {
+        PyErr_SetString(PyExc_ValueError,
+                        "the shape and strides reach outside the address space");
         return -1;
     }
-    if (attrs.device != backend_device(DA_BACKEND_CUDA)) {
-        PyErr_Format(PyExc_ValueError,
-                     "the data is on CUDA device %d, but devarray works on "
-                     "device %d",
-                     attrs.device, backend_device(DA_BACKEND_CUDA));
-        return -1;
-    }
-    for (i = 0; i < ndim; i++) {
-        int64_t extent = (shape[i] - 1) * strides[i];
-        if (extent < 0) {
-            lo += (uintptr_t)extent;
+#ifdef DEVARRAY_HAVE_CUDA
+    {
+        struct cudaPointerAttributes attrs;
+        uintptr_t alloc_base;
+        size_t alloc_size;
+        cudaError_t err = cudaPointerGetAttributes(&attrs, (void *)ptr);
+        if (err != cudaSuccess) {
+            (void)cudaGetLastError();
+            PyErr_Format(PyExc_ValueError,
+                         "pointer 0x%llx is not a valid CUDA pointer (%s)",
+                         (unsigned long long)ptr, cudaGetErrorString(err));
+            return -1;
         }
-        else {
-            hi += (uintptr_t)extent;
+        if (attrs.type != cudaMemoryTypeDevice &&
+            attrs.type != cudaMemoryTypeManaged) {
+            PyErr_Format(PyExc_ValueError, "pointer 0x%llx is not device memory",
+                         (unsigned long long)ptr);
+            return -1;
+        }
+        if (attrs.device != backend_device(DA_BACKEND_CUDA)) {
+            PyErr_Format(PyExc_ValueError,
+                         "the data is on CUDA device %d, but devarray works on "
+                         "device %d",
+                         attrs.device, backend_device(DA_BACKEND_CUDA));
+            return -1;
+        }
+        if (device_allocation_range(ptr, &alloc_base, &alloc_size) &&
+            (ptr + (uintptr_t)lo < alloc_base ||
+             ptr + (uintptr_t)hi > alloc_base + alloc_size)) {
+            PyErr_Format(PyExc_ValueError,
+                         "the shape and strides reach bytes [%lld, %lld) "
+                         "relative to the data pointer, outside its allocation "
+                         "of %zu bytes",
+                         (long long)lo, (long long)hi, alloc_size);
+            return -1;
         }
     }
-    if (device_allocation_range(ptr, &alloc_base, &alloc_size) &&
-        (lo < alloc_base || hi > alloc_base + alloc_size)) {
-        PyErr_Format(PyExc_ValueError,
-                     "the shape and strides reach bytes [%lld, %lld) relative "
-                     "to the data pointer, outside its allocation of %zu bytes",
-                     (long long)(lo - ptr), (long long)(hi - ptr), alloc_size);
-        return -1;
-    }
-    return 0;
-#else
-    (void)ptr;
-    (void)ndim;
-    (void)shape;
-    (void)strides;
-    (void)itemsize;
-    (void)size;
-    return 0;
 #endif
+    return 0;
 }
 
 /* An int64 tuple from a CAI entry; returns its length or -1. */
@@ -665,9 +711,17 @@ interop_from_cuda_array_interface(PyObject *obj, PyObject *cai, int backend)
         }
     }
     stream = version_number >= 3 ? PyDict_GetItemString(cai, "stream") : NULL;
-    if (stream != NULL && stream != Py_None &&
-        stream_from_python(stream, &producer_stream) < 0) {
-        return NULL;
+    if (stream != NULL && stream != Py_None) {
+        if (stream_from_python(stream, &producer_stream) < 0) {
+            return NULL;
+        }
+        if (producer_stream == (uintptr_t)-1) {
+            PyErr_SetString(PyExc_ValueError,
+                            "__cuda_array_interface__['stream'] must be 1, 2 or "
+                            "a stream handle (-1 is a DLPack value, not a CAI "
+                            "one)");
+            return NULL;
+        }
     }
     if (check_device_extent((uintptr_t)ptr, ndim, shape, strides, itemsize, size) < 0) {
         return NULL;
@@ -747,15 +801,14 @@ static int
 dlpack_producer_device(PyObject *obj, int *device_type, int *device_id)
 {
     PyObject *device = PyObject_CallMethod(obj, "__dlpack_device__", NULL);
-    int ok;
+    int status;
     if (device == NULL) {
         return -1;
     }
-    ok = PyArg_ParseTuple(device, "ii;__dlpack_device__() must return a "
-                                  "(device_type, device_id) tuple",
-                          device_type, device_id);
+    status = int_pair(device, "__dlpack_device__()", "(device_type, device_id)",
+                      device_type, device_id);
     Py_DECREF(device);
-    return ok ? 0 : -1;
+    return status;
 }
 
 int
@@ -859,7 +912,23 @@ interop_from_dlpack(PyObject *obj, int backend, int copy)
                      (int)tensor->ndim);
         goto error;
     }
+    if (tensor->device.device_type != device_type ||
+        tensor->device.device_id != device_id) {
+        PyErr_Format(PyExc_BufferError,
+                     "the DLPack tensor is on device (%d, %d), but "
+                     "__dlpack_device__() said (%d, %d)",
+                     (int)tensor->device.device_type,
+                     (int)tensor->device.device_id, device_type, device_id);
+        goto error;
+    }
     itemsize = da_itemsize(typenum);
+    /* kernels read whole elements: device data must be aligned */
+    if (on_device &&
+        ((uintptr_t)tensor->data + tensor->byte_offset) % (uintptr_t)itemsize != 0) {
+        PyErr_SetString(PyExc_BufferError,
+                        "the DLPack tensor's data is not aligned to its itemsize");
+        goto error;
+    }
     stride = itemsize;
     for (i = tensor->ndim - 1; i >= 0; i--) {
         shape[i] = tensor->shape[i];
