@@ -9,6 +9,8 @@
  */
 #include "backend.h"
 
+#include "pythread.h"
+
 #include <stdlib.h>
 #include <string.h>
 #ifdef __linux__
@@ -334,6 +336,147 @@ backend_free(int backend, void *ptr)
     free(ptr);
 }
 
+#ifdef DEVARRAY_HAVE_CUDA
+/*
+ * Large copies between pageable host memory and the device go through a ring
+ * of pinned staging buffers, so that the DMA of one chunk overlaps the host
+ * memcpy of the next (the driver's own pageable path does the two one after
+ * the other).  The ring is allocated on first use and kept; a lock makes it
+ * safe to share between threads, which run with the GIL released here.
+ */
+#define STAGING_SLOTS 4
+#define STAGING_CHUNK ((size_t)8 << 20)
+#define STAGING_THRESHOLD ((size_t)4 << 20)
+
+static PyThread_type_lock staging_lock = NULL;
+static char *staging_slots[STAGING_SLOTS];
+static cudaEvent_t staging_events[STAGING_SLOTS];
+static int staging_ready = 0;
+
+/* Allocate the ring (GIL held).  0, or -1 with an exception. */
+static int
+staging_init(void)
+{
+    int i;
+    cudaError_t err;
+    if (staging_ready) {
+        return 0;
+    }
+    if (staging_lock == NULL && (staging_lock = PyThread_allocate_lock()) == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (i = 0; i < STAGING_SLOTS; i++) {
+        err = cudaHostAlloc((void **)&staging_slots[i], STAGING_CHUNK,
+                            cudaHostAllocDefault);
+        if (err != cudaSuccess) {
+            return backend_cuda_error(err, "cudaHostAlloc");
+        }
+        err = cudaEventCreateWithFlags(&staging_events[i], cudaEventDisableTiming);
+        if (err != cudaSuccess) {
+            return backend_cuda_error(err, "cudaEventCreateWithFlags");
+        }
+    }
+    staging_ready = 1;
+    return 0;
+}
+
+/* Device -> host through the ring.  Runs without the GIL. */
+static cudaError_t
+staged_device_to_host(char *dst, const char *src, size_t nbytes)
+{
+    size_t nchunks = (nbytes + STAGING_CHUNK - 1) / STAGING_CHUNK;
+    size_t issued = 0, done = 0;
+    cudaError_t err = cudaSuccess;
+    while (done < nchunks) {
+        for (; issued < nchunks && issued - done < STAGING_SLOTS; issued++) {
+            size_t offset = issued * STAGING_CHUNK;
+            size_t len = nbytes - offset < STAGING_CHUNK ? nbytes - offset : STAGING_CHUNK;
+            int slot = (int)(issued % STAGING_SLOTS);
+            err = cudaMemcpyAsync(staging_slots[slot], src + offset, len,
+                                  cudaMemcpyDeviceToHost, 0);
+            if (err == cudaSuccess) {
+                err = cudaEventRecord(staging_events[slot], 0);
+            }
+            if (err != cudaSuccess) {
+                return err;
+            }
+        }
+        {
+            size_t offset = done * STAGING_CHUNK;
+            size_t len = nbytes - offset < STAGING_CHUNK ? nbytes - offset : STAGING_CHUNK;
+            int slot = (int)(done % STAGING_SLOTS);
+            err = cudaEventSynchronize(staging_events[slot]);
+            if (err != cudaSuccess) {
+                return err;
+            }
+            memcpy(dst + offset, staging_slots[slot], len);
+            done++;
+        }
+    }
+    return err;
+}
+
+/* Host -> device through the ring.  Returns once the source has been read;
+   the last DMAs may still run, ordered before later work on the stream, and
+   the next user of a slot waits for its event.  Runs without the GIL. */
+static cudaError_t
+staged_host_to_device(char *dst, const char *src, size_t nbytes)
+{
+    size_t offset;
+    cudaError_t err = cudaSuccess;
+    int slot = 0;
+    for (offset = 0; offset < nbytes; offset += STAGING_CHUNK) {
+        size_t len = nbytes - offset < STAGING_CHUNK ? nbytes - offset : STAGING_CHUNK;
+        /* the slot's previous DMA must have drained before it is refilled */
+        err = cudaEventSynchronize(staging_events[slot]);
+        if (err != cudaSuccess) {
+            return err;
+        }
+        memcpy(staging_slots[slot], src + offset, len);
+        err = cudaMemcpyAsync(dst + offset, staging_slots[slot], len,
+                              cudaMemcpyHostToDevice, 0);
+        if (err == cudaSuccess) {
+            err = cudaEventRecord(staging_events[slot], 0);
+        }
+        if (err != cudaSuccess) {
+            return err;
+        }
+        slot = (slot + 1) % STAGING_SLOTS;
+    }
+    return err;
+}
+
+static int
+cuda_copy(void *dst, const void *src, size_t nbytes, int kind)
+{
+    cudaError_t err;
+    if (kind == DA_COPY_D2D) {
+        err = cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, 0);
+        return err == cudaSuccess ? 0 : backend_cuda_error(err, "cudaMemcpyAsync");
+    }
+    if (nbytes >= STAGING_THRESHOLD) {
+        if (staging_init() < 0) {
+            return -1;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        PyThread_acquire_lock(staging_lock, WAIT_LOCK);
+        err = kind == DA_COPY_H2D
+                  ? staged_host_to_device(dst, src, nbytes)
+                  : staged_device_to_host(dst, src, nbytes);
+        PyThread_release_lock(staging_lock);
+        Py_END_ALLOW_THREADS
+        return err == cudaSuccess ? 0 : backend_cuda_error(err, "staged cudaMemcpyAsync");
+    }
+    Py_BEGIN_ALLOW_THREADS
+    err = cudaMemcpy(dst, src, nbytes,
+                     kind == DA_COPY_H2D ? cudaMemcpyHostToDevice
+                                         : cudaMemcpyDeviceToHost);
+    Py_END_ALLOW_THREADS
+    return err == cudaSuccess ? 0 : backend_cuda_error(err, "cudaMemcpy");
+}
+#endif /* DEVARRAY_HAVE_CUDA */
+
 int
 backend_copy(int backend, void *dst, const void *src, size_t nbytes, int kind)
 {
@@ -342,17 +485,7 @@ backend_copy(int backend, void *dst, const void *src, size_t nbytes, int kind)
     }
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        cudaError_t err;
-        if (kind == DA_COPY_D2D) {
-            err = cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, 0);
-            return err == cudaSuccess ? 0 : backend_cuda_error(err, "cudaMemcpyAsync");
-        }
-        Py_BEGIN_ALLOW_THREADS
-        err = cudaMemcpy(dst, src, nbytes,
-                         kind == DA_COPY_H2D ? cudaMemcpyHostToDevice
-                                             : cudaMemcpyDeviceToHost);
-        Py_END_ALLOW_THREADS
-        return err == cudaSuccess ? 0 : backend_cuda_error(err, "cudaMemcpy");
+        return cuda_copy(dst, src, nbytes, kind);
     }
 #else
     (void)backend;
