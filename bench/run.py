@@ -296,8 +296,31 @@ def new_row(key, op, size, dtype, libs, nbytes=None, vs_copy=False, target=()):
             "bytes": nbytes, "vs_copy": vs_copy, "target": [list(c) for c in target]}
 
 
+def add(a, b):
+    return a + b
+
+
+def total(a):
+    return a.sum()
+
+
+def expression(a, b):
+    return ((a + b) * a - b) / b
+
+
 def copy_of(lib):
     return (lambda a: a.clone()) if lib == "torch" else (lambda a: a.copy())
+
+
+def numba_device_array(x):
+    """x on the device as a numba.cuda array (the foreign producer of the
+    import row), or None when Numba is missing: the row then records errors."""
+    try:
+        from numba import cuda
+        return cuda.to_device(x)
+    except Exception as exc:
+        log("numba.cuda not usable: %s" % one_line(exc))
+        return None
 
 
 def gpu_rows(bench, log2n):
@@ -330,19 +353,15 @@ def gpu_rows(bench, log2n):
         {"devarray": lambda a: float(a.sum()), "cupy": lambda a: float(a.sum()),
          "torch": lambda a: a.sum().item()}, x))
     rows.append(bench.small_row(new_row(
-        "small-upload", "host overhead: to_device(numpy) (cupy.asarray, torch.as_tensor)",
+        "small-upload", "host overhead: to_device(numpy) (cupy.asarray, torch .to)",
         small, "float32", libs, target=[["peer", "cupy", 0.75, "<= 0.75x CuPy"]]),
         bench.upload, x, upload=False))
+    rows.append(bench.small_row(new_row(
+        "small-import", "zero-copy import of a numba.cuda array: asarray (cupy.asarray)",
+        small, "float32", ("devarray", "cupy"), target=[["peer", "cupy", 1.0, "<= CuPy"]]),
+        {"devarray": devarray.asarray, "cupy": lambda a: bench.cupy.asarray(a)},
+        numba_device_array(x), upload=False))
     del x
-
-    def add(a, b):
-        return a + b
-
-    def sum_(a):
-        return a.sum()
-
-    def expression(a, b):
-        return ((a + b) * a - b) / b
 
     for dtype in ("float32", "float64"):
         item = np.dtype(dtype).itemsize
@@ -353,7 +372,7 @@ def gpu_rows(bench, log2n):
             add, [a, b]))
         rows.append(bench.op_row(new_row(
             "sum-" + dtype, "a.sum()", size, dtype, libs, item * n, True,
-            [["peer", "cupy", 1 / 0.97, ">= 0.97x CuPy speed"]]), sum_, [a]))
+            [["peer", "cupy", 1 / 0.97, ">= 0.97x CuPy speed"]]), total, [a]))
         if dtype == "float32":
             rows.append(bench.op_row(new_row(
                 "expr-float32", "((a + b) * a - b) / b", size, dtype, libs,
@@ -397,10 +416,10 @@ def host_rows(bench):
     return [
         bench.op_row(new_row("host-add", "host backend: a + b", size, "float32",
                              HOST_LIBS, 12 * HOST_ELEMENTS, target=target),
-                     lambda x, y: x + y, [a, b]),
+                     add, [a, b]),
         bench.op_row(new_row("host-sum", "host backend: a.sum()", size, "float32",
                              HOST_LIBS, 4 * HOST_ELEMENTS, target=target),
-                     lambda x: x.sum(), [a]),
+                     total, [a]),
     ]
 
 
