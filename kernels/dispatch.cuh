@@ -9,8 +9,8 @@
  *                            stored by its own class;
  *   - op_fn<op, class>:      the element function of each supported pair of
  *                            DA_FOR_EACH_ELEMENTWISE (launch.h);
- *   - sm_count():            the current device's multiprocessor count,
- *                            queried once per device.
+ *   - grid_blocks():         grid sizes for grid-stride kernels, from the
+ *                            multiprocessor count queried once per device.
  * Everything computes through ops.h, which the host backend shares.
  */
 #ifndef DEVARRAY_KERNELS_DISPATCH_CUH_
@@ -170,6 +170,10 @@ dispatch_op_class(int op, int cls, F &f)
 
 /* ---- launch geometry ------------------------------------------------------- */
 
+constexpr int kBlockThreads = 256;
+/* 8 x 256 threads fill an sm_80/sm_90 multiprocessor; smaller ones queue
+   the rest, which a grid-stride loop balances anyway. */
+constexpr int kBlocksPerSm = 8;
 constexpr int kMaxCachedDevices = 64;
 
 /* The multiprocessor count of the current device; the attribute query is
@@ -197,6 +201,23 @@ sm_count(int *count)
         }
     }
     *count = value;
+    return cudaSuccess;
+}
+
+/* Blocks of kBlockThreads for `work` items, one per thread, capped at a
+   full device (grid-stride loops do the rest). */
+static inline cudaError_t
+grid_blocks(int64_t work, unsigned int *blocks)
+{
+    int sms;
+    int64_t want, cap;
+    cudaError_t err = sm_count(&sms);
+    if (err != cudaSuccess) {
+        return err;
+    }
+    want = (work + kBlockThreads - 1) / kBlockThreads;
+    cap = (int64_t)sms * kBlocksPerSm;
+    *blocks = (unsigned int)(want < 1 ? 1 : (want < cap ? want : cap));
     return cudaSuccess;
 }
 

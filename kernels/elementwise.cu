@@ -17,8 +17,8 @@
  *     every thread), byte offsets come from the linear index.  Element for
  *     element it is the host's strided loop (src/host_kernels.c).
  * Each kernel has a 32-bit index variant, used when size < 2^31, and a
- * 64-bit one beyond.  Grids are grid-stride loops of at most kBlocksPerSm
- * blocks per multiprocessor.
+ * 64-bit one beyond.  Grids are grid-stride loops (dispatch.cuh sizes
+ * them).
  */
 #include <stdint.h>
 
@@ -26,27 +26,7 @@
 
 namespace da {
 
-constexpr int kBlockThreads = 256;
-/* 8 x 256 threads fill an sm_80/sm_90 multiprocessor; smaller ones queue
-   the rest, which a grid-stride loop balances anyway. */
-constexpr int kBlocksPerSm = 8;
 constexpr int kVectorBytes = 16;
-
-/* Blocks for `work` items, one per thread, capped to fill the device. */
-static cudaError_t
-grid_blocks(int64_t work, unsigned int *blocks)
-{
-    int sms;
-    int64_t want, cap;
-    cudaError_t err = sm_count(&sms);
-    if (err != cudaSuccess) {
-        return err;
-    }
-    want = (work + kBlockThreads - 1) / kBlockThreads;
-    cap = (int64_t)sms * kBlocksPerSm;
-    *blocks = (unsigned int)(want < 1 ? 1 : (want < cap ? want : cap));
-    return cudaSuccess;
-}
 
 /* ---- contiguous route ------------------------------------------------ */
 
@@ -55,38 +35,43 @@ struct alignas(kVectorBytes) vector_of {
     S e[kVectorBytes / sizeof(S)];
 };
 
-/* A contiguous range of n elements as head + nvec vectors + tail: the body
-   is 16-byte aligned in every array when they are all misaligned alike
-   (and by whole elements); otherwise everything is head. */
+/* A contiguous range of n elements as head + nvec vectors + tail.  The body
+   starts where every array is aligned to a whole 128-byte line, when they
+   are all misaligned alike (by whole elements), else to 16 bytes; if not
+   even that, everything is head. */
 struct contiguous_split {
     int64_t head;  /* elements before the first aligned vector */
     int64_t nvec;  /* vectors in the body */
     int64_t nrest; /* head + tail: the elements done one at a time */
 };
 
+constexpr int kLineBytes = 128;
+
 static contiguous_split
 split_aligned(const char *const *arrays, int narrays, int64_t n, int itemsize)
 {
-    contiguous_split s;
+    static const int alignments[2] = {kLineBytes, kVectorBytes};
     const int64_t per_vector = kVectorBytes / itemsize;
-    const uintptr_t mis = (uintptr_t)arrays[0] % kVectorBytes;
-    bool alike = mis % (uintptr_t)itemsize == 0;
-    int k;
-    for (k = 1; k < narrays; k++) {
-        alike = alike && (uintptr_t)arrays[k] % kVectorBytes == mis;
+    contiguous_split s = {0, 0, n};
+    int a, k;
+
+    for (a = 0; a < 2; a++) {
+        const uintptr_t align = (uintptr_t)alignments[a];
+        const uintptr_t mis = (uintptr_t)arrays[0] % align;
+        bool alike = mis % (uintptr_t)itemsize == 0;
+        for (k = 1; k < narrays; k++) {
+            alike = alike && (uintptr_t)arrays[k] % align == mis;
+        }
+        if (alike) {
+            s.head = (int64_t)((align - mis) % align) / itemsize;
+            if (s.head > n) {
+                s.head = n;
+            }
+            s.nvec = (n - s.head) / per_vector;
+            s.nrest = n - s.nvec * per_vector;
+            break;
+        }
     }
-    if (!alike) {
-        s.head = 0;
-        s.nvec = 0;
-        s.nrest = n;
-        return s;
-    }
-    s.head = (int64_t)((kVectorBytes - mis) % kVectorBytes) / itemsize;
-    if (s.head > n) {
-        s.head = n;
-    }
-    s.nvec = (n - s.head) / per_vector;
-    s.nrest = n - s.nvec * per_vector;
     return s;
 }
 
@@ -381,9 +366,9 @@ strided_kernel(const __grid_constant__ da_elementwise e)
     for (i = (Index)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
         int64_t off[1 + kNin];
         operand_offsets<kNin>(e, i, off);
-        CT a = load_operand<C>(e.in[0], off[1]);
+        const CT a = load_operand<C>(e.in[0], off[1]);
         if constexpr (kNin == 2) {
-            CT b = load_operand<C>(e.in[1], off[2]);
+            const CT b = load_operand<C>(e.in[1], off[2]);
             store_value(e.out.data + off[0], e.out.typenum, F::apply(a, b));
         }
         else {

@@ -357,7 +357,7 @@ da_host_elementwise(int op, int cls, const da_elementwise *e)
         const int64_t size = da_itemsize(TYPENUM);                            \
         int64_t i, k;                                                         \
         if (n < 8) {                                                          \
-            /* -0.0, so that a sum of only -0.0 is -0.0 */                    \
+            /* NumPy's start, kept so that results match bit for bit */      \
             ct res = (ct)-0.0;                                                \
             for (i = 0; i < n; i++) {                                         \
                 res = da_##CNAME##_add(res, da_load_##CNAME(p + i * size, TYPENUM)); \
