@@ -30,12 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
-
-try:
-    from setuptools.errors import CompileError, SetupError
-except ImportError:  # setuptools < 59
-    from distutils.errors import CompileError
-    from distutils.errors import DistutilsSetupError as SetupError
+from setuptools.errors import CompileError, SetupError
 
 try:
     from distutils import log
@@ -174,12 +169,21 @@ class BuildExt(build_ext):
     """build_ext that compiles kernels/*.cu with nvcc (when there is one) and
     links the objects, with the static CUDA runtime, into devarray._core."""
 
+    CONFIGURED = ("extra_compile_args", "extra_link_args", "extra_objects",
+                  "define_macros", "include_dirs", "depends")
+
     def build_extension(self, ext):
         debug = env_flag("DEVARRAY_DEBUG")
         werror = env_flag("DEVARRAY_WERROR")
         sanitize = os.environ.get("DEVARRAY_SANITIZE", "").strip()
 
-        ext.extra_compile_args = list(C_FLAGS)
+        # Configure from the Extension as setup() made it, so that building it
+        # twice in one run (setuptools' editable installs can) adds nothing twice.
+        if not hasattr(ext, "devarray_original"):
+            ext.devarray_original = {k: list(getattr(ext, k)) for k in self.CONFIGURED}
+        for key, value in ext.devarray_original.items():
+            setattr(ext, key, list(value))
+        ext.extra_compile_args += C_FLAGS
         ext.extra_compile_args += ["-O0", "-g", "-UNDEBUG"] if debug else ["-O3", "-DNDEBUG"]
         if werror:
             ext.extra_compile_args.append("-Werror")
@@ -245,7 +249,10 @@ class BuildExt(build_ext):
         flags += ["-O0", "-g", "-lineinfo"] if debug else ["-O3", "-DNDEBUG"]
         if werror:
             flags += ["-Werror", "all-warnings", "-Xcompiler", "-Werror"]
-        objects = self.compile_cuda(flags, sorted(glob.glob("kernels/*.cu")))
+        sources = sorted(glob.glob("kernels/*.cu"))
+        if not sources:
+            raise SetupError("devarray: nvcc was found but there is no kernels/*.cu")
+        objects = self.compile_cuda(flags, sources)
 
         ext.define_macros.append(("DEVARRAY_HAVE_CUDA", None))
         ext.include_dirs.append(include)
@@ -285,20 +292,21 @@ class BuildExt(build_ext):
         if not jobs:
             return objects
 
-        def run(job):
-            src, obj, command, stamp, signature = job
+        for src, obj, command, stamp, signature in jobs:
             os.makedirs(os.path.dirname(obj), exist_ok=True)
             if os.path.exists(stamp):
                 os.remove(stamp)
             print(" ".join(command), flush=True)
-            proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+
+        def run(command):
+            return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   universal_newlines=True)
-            return src, obj, stamp, signature, proc
 
         failed = []
         workers = min(len(jobs), os.cpu_count() or 1)
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            for src, obj, stamp, signature, proc in pool.map(run, jobs):
+            procs = pool.map(run, [job[2] for job in jobs])
+            for (src, obj, command, stamp, signature), proc in zip(jobs, procs):
                 if proc.stdout:
                     print(proc.stdout, end="", flush=True)
                 if proc.returncode != 0:
@@ -314,7 +322,9 @@ class BuildExt(build_ext):
 def main():
     os.chdir(ROOT)  # the globs and the object paths are relative to the project
     sources = sorted(glob.glob("src/*.c"))
-    depends = sorted(glob.glob("src/*.h") + glob.glob("kernels/*.h"))
+    # The kernels are listed as dependencies too, which also puts them in an sdist.
+    depends = sorted(glob.glob("src/*.h") + glob.glob("kernels/*.h")
+                     + glob.glob("kernels/*.cuh") + glob.glob("kernels/*.cu"))
     core = Extension("devarray._core", sources=sources, depends=depends,
                      include_dirs=["src", "kernels"])
     setup(ext_modules=[core], cmdclass={"build_ext": BuildExt})

@@ -153,7 +153,9 @@ class DeviceArray:
 
 # Constructors.  to_device copies a buffer-protocol object (or a DeviceArray,
 # to the default backend); asarray also takes Python scalars and nested
-# sequences, and returns a DeviceArray of the right dtype as it is.
+# sequences, views other libraries' device memory (__cuda_array_interface__,
+# CUDA __dlpack__) without a copy, and returns a DeviceArray of the right
+# dtype as it is.
 def to_device(obj: object, dtype: _DTypeLike | None = None) -> DeviceArray: ...
 def asarray(obj: object, dtype: _DTypeLike | None = None) -> DeviceArray: ...
 # A DeviceArray sharing x's memory through DLPack (copied when x is in host

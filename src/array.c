@@ -919,39 +919,40 @@ array_readonly_view(PyObject *Py_UNUSED(module), PyObject *arg)
 static PyMethodDef array_methods[] = {
     {"to_host", (PyCFunction)(void (*)(void))array_to_host,
      METH_VARARGS | METH_KEYWORDS,
-     "to_host(out=None)\n--\n\nCopy to host memory: a numpy.ndarray (a "
+     "to_host($self, /, out=None)\n--\n\nCopy to host memory: a numpy.ndarray (a "
      "memoryview without NumPy), or into the writable buffer `out`."},
     {"tolist", (PyCFunction)array_tolist, METH_NOARGS,
-     "tolist()\n--\n\nThe values as nested Python lists."},
+     "tolist($self, /)\n--\n\nThe values as nested Python lists."},
     {"item", (PyCFunction)array_item, METH_NOARGS,
-     "item()\n--\n\nThe value of a size-1 array as a Python scalar."},
+     "item($self, /)\n--\n\nThe value of a size-1 array as a Python scalar."},
     {"sum", (PyCFunction)(void (*)(void))array_sum,
      METH_VARARGS | METH_KEYWORDS,
-     "sum(axis=None, dtype=None, keepdims=False)\n--\n\nSum of the elements "
+     "sum($self, /, axis=None, dtype=None, keepdims=False)\n--\n\nSum of the elements "
      "over the given axes, on the device."},
     {"copy", (PyCFunction)array_copy, METH_NOARGS,
-     "copy()\n--\n\nA C-contiguous copy on the same backend."},
+     "copy($self, /)\n--\n\nA C-contiguous copy on the same backend."},
     {"astype", (PyCFunction)(void (*)(void))array_astype,
      METH_VARARGS | METH_KEYWORDS,
-     "astype(dtype, copy=True)\n--\n\nA copy cast to dtype."},
+     "astype($self, /, dtype, copy=True)\n--\n\nA copy cast to dtype."},
     {"reshape", (PyCFunction)array_reshape, METH_VARARGS,
-     "reshape(*shape)\n--\n\nA view with a new shape (a copy when the array "
+     "reshape($self, /, *shape)\n--\n\nA view with a new shape (a copy when the array "
      "is not C-contiguous)."},
     {"transpose", (PyCFunction)array_transpose, METH_VARARGS,
-     "transpose(*axes)\n--\n\nA view with the axes permuted."},
+     "transpose($self, /, *axes)\n--\n\nA view with the axes permuted."},
     {"__dlpack__", (PyCFunction)(void (*)(void))interop_dlpack,
      METH_VARARGS | METH_KEYWORDS,
-     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)"
+     "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, "
+     "copy=None)"
      "\n--\n\nExport as a DLPack capsule, ordered before the consumer's "
      "stream."},
     {"__dlpack_device__", (PyCFunction)interop_dlpack_device, METH_NOARGS,
-     "__dlpack_device__()\n--\n\n(device_type, device_id) as DLPack names "
+     "__dlpack_device__($self, /)\n--\n\n(device_type, device_id) as DLPack names "
      "them."},
     {"__complex__", (PyCFunction)number_complex, METH_NOARGS,
      "complex(a) for a size-1 array."},
     {"__array__", (PyCFunction)(void (*)(void))array_array,
      METH_VARARGS | METH_KEYWORDS,
-     "__array__(dtype=None, copy=None)\n--\n\nA NumPy copy of the array."},
+     "__array__($self, /, dtype=None, copy=None)\n--\n\nA NumPy copy of the array."},
     {NULL, NULL, 0, NULL},
 };
 

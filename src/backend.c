@@ -202,8 +202,8 @@ cuda_unavailable_reason(void)
     return cuda_absent_reason[0] ? cuda_absent_reason
                                  : "the CUDA device failed to initialise";
 #else
-    return "devarray was built without CUDA (nvcc was not found at build "
-           "time)";
+    return "this devarray build has no CUDA backend (it was built without "
+           "nvcc or with DEVARRAY_NO_CUDA=1)";
 #endif
 }
 

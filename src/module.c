@@ -385,11 +385,11 @@ static PyMethodDef module_methods[] = {
               "asarray(obj, dtype=None)\n--\n\nA DeviceArray for obj: "
               "DeviceArrays as they are, buffers and nested sequences copied."),
     KW_METHOD("empty", module_empty,
-              "empty(shape, dtype=float64)\n--\n\nA new uninitialised array."),
+              "empty(shape, dtype=None)\n--\n\nA new uninitialised array."),
     KW_METHOD("zeros", module_zeros,
-              "zeros(shape, dtype=float64)\n--\n\nA new array of zeros."),
+              "zeros(shape, dtype=None)\n--\n\nA new array of zeros."),
     KW_METHOD("ones", module_ones,
-              "ones(shape, dtype=float64)\n--\n\nA new array of ones."),
+              "ones(shape, dtype=None)\n--\n\nA new array of ones."),
     KW_METHOD("full", module_full,
               "full(shape, fill_value, dtype=None)\n--\n\nA new array filled "
               "with fill_value."),
