@@ -43,7 +43,13 @@ step "nvidia-smi" nvidia-smi.log \
 step "build (sm ${DEVARRAY_CUDA_ARCHS})" build.log \
     python3 setup.py build_ext --inplace
 step "python3 -m devarray" main.log python3 -m devarray
-step "pytest" pytest.log python3 -m pytest -q -rs tests
+# pytest-xdist, where installed, spreads the suite over a few processes (each
+# with its own CUDA context): device time is what a GPU session is short of
+workers=()
+if python3 -c "import xdist" 2>/dev/null; then
+    workers=(-n "${PYTEST_WORKERS:-8}")
+fi
+step "pytest" pytest.log python3 -m pytest -q -rs "${workers[@]}" tests
 if [ -f bench/run.py ]; then
     step "bench" bench.log python3 bench/run.py
 fi
