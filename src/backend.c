@@ -338,15 +338,17 @@ backend_free(int backend, void *ptr)
 
 #ifdef DEVARRAY_HAVE_CUDA
 /*
- * Large copies between pageable host memory and the device go through a ring
- * of pinned staging buffers, so that the DMA of one chunk overlaps the host
- * memcpy of the next (the driver's own pageable path does the two one after
- * the other).  The ring is allocated on first use and kept; a lock makes it
- * safe to share between threads, which run with the GIL released here.
+ * Copies between pageable host memory and the device go through a ring of
+ * pinned staging buffers: the DMA of one chunk overlaps the host memcpy of
+ * the next (the driver's own pageable path does the two one after the
+ * other), an upload returns as soon as the source has been read, and a small
+ * download (item(), float()) is one async copy and one event wait instead of
+ * a synchronous pageable cudaMemcpy.  The ring is allocated on first use and
+ * kept; a lock makes it safe to share between threads, which run with the GIL
+ * released here.
  */
 #define STAGING_SLOTS 4
 #define STAGING_CHUNK ((size_t)8 << 20)
-#define STAGING_THRESHOLD ((size_t)4 << 20)
 
 static PyThread_type_lock staging_lock = NULL;
 static char *staging_slots[STAGING_SLOTS];
@@ -455,25 +457,16 @@ cuda_copy(void *dst, const void *src, size_t nbytes, int kind)
         err = cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, 0);
         return err == cudaSuccess ? 0 : backend_cuda_error(err, "cudaMemcpyAsync");
     }
-    if (nbytes >= STAGING_THRESHOLD) {
-        if (staging_init() < 0) {
-            return -1;
-        }
-        Py_BEGIN_ALLOW_THREADS
-        PyThread_acquire_lock(staging_lock, WAIT_LOCK);
-        err = kind == DA_COPY_H2D
-                  ? staged_host_to_device(dst, src, nbytes)
-                  : staged_device_to_host(dst, src, nbytes);
-        PyThread_release_lock(staging_lock);
-        Py_END_ALLOW_THREADS
-        return err == cudaSuccess ? 0 : backend_cuda_error(err, "staged cudaMemcpyAsync");
+    if (staging_init() < 0) {
+        return -1;
     }
     Py_BEGIN_ALLOW_THREADS
-    err = cudaMemcpy(dst, src, nbytes,
-                     kind == DA_COPY_H2D ? cudaMemcpyHostToDevice
-                                         : cudaMemcpyDeviceToHost);
+    PyThread_acquire_lock(staging_lock, WAIT_LOCK);
+    err = kind == DA_COPY_H2D ? staged_host_to_device(dst, src, nbytes)
+                              : staged_device_to_host(dst, src, nbytes);
+    PyThread_release_lock(staging_lock);
     Py_END_ALLOW_THREADS
-    return err == cudaSuccess ? 0 : backend_cuda_error(err, "cudaMemcpy");
+    return err == cudaSuccess ? 0 : backend_cuda_error(err, "staged cudaMemcpyAsync");
 }
 #endif /* DEVARRAY_HAVE_CUDA */
 
@@ -538,6 +531,14 @@ backend_elementwise(int backend, int op, int cls, const da_elementwise *e)
     return 0;
 }
 
+#ifdef DEVARRAY_HAVE_CUDA
+/* Reductions' temporary storage up to this size comes from one block kept
+   for the process: every reduction is queued on the same stream, so uses of
+   the block never overlap, and a sum costs no allocation. */
+#define SUM_SCRATCH_BYTES ((size_t)1 << 20)
+static void *sum_scratch = NULL;
+#endif
+
 int
 backend_sum(int backend, const void *in, int in_typenum, void *out,
             int acc_typenum, int64_t nsegments, int64_t seglen)
@@ -551,14 +552,22 @@ backend_sum(int backend, const void *in, int in_typenum, void *out,
         if (err != cudaSuccess) {
             return backend_cuda_error(err, "sum (temporary storage query)");
         }
-        temp = backend_malloc(DA_BACKEND_CUDA, temp_bytes);
-        if (temp == NULL) {
+        if (temp_bytes <= SUM_SCRATCH_BYTES) {
+            if (sum_scratch == NULL &&
+                (sum_scratch = backend_malloc(DA_BACKEND_CUDA, SUM_SCRATCH_BYTES)) == NULL) {
+                return -1;
+            }
+            temp = sum_scratch;
+        }
+        else if ((temp = backend_malloc(DA_BACKEND_CUDA, temp_bytes)) == NULL) {
             return -1;
         }
         err = da_cuda_sum(temp, &temp_bytes, in, in_typenum, out, acc_typenum,
                           nsegments, seglen, 0);
-        /* stream-ordered free: the reduction finishes first */
-        backend_free(DA_BACKEND_CUDA, temp);
+        if (temp != sum_scratch) {
+            /* stream-ordered free: the reduction finishes first */
+            backend_free(DA_BACKEND_CUDA, temp);
+        }
         return err == cudaSuccess ? 0 : backend_cuda_error(err, "sum kernel");
     }
 #else
