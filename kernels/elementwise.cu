@@ -27,8 +27,6 @@
 namespace da {
 
 constexpr int kVectorBytes = 16;
-/* vectors per operand each thread loads before using any (see below) */
-constexpr int kUnroll = 4;
 
 /* ---- contiguous route ------------------------------------------------ */
 
@@ -109,45 +107,32 @@ contiguous_kernel(const contiguous_args a)
     S *out = reinterpret_cast<S *>(a.out);
     Index v, j;
 
-    /* kUnroll vectors per thread and trip, a block's apart so each load
-       instruction stays coalesced across the warp, all loaded before the
-       first is used: more independent loads in flight per thread is what
-       brings a streaming kernel to the memory's bandwidth. */
-    for (v = (Index)blockIdx.x * kBlockThreads * kUnroll + threadIdx.x; v < nvec;
-         v += step * kUnroll) {
-        V x[kUnroll], y[kUnroll];
-#pragma unroll
-        for (int u = 0; u < kUnroll; u++) {
-            const Index w = v + (Index)u * kBlockThreads;
-            if (w < nvec) {
-                if (in0 != nullptr) {
-                    x[u] = *reinterpret_cast<const V *>(in0 + head + w * kPerVector);
-                }
-                if (kBinary && in1 != nullptr) {
-                    y[u] = *reinterpret_cast<const V *>(in1 + head + w * kPerVector);
-                }
-            }
+    for (v = first; v < nvec; v += step) {
+        const Index i = head + v * kPerVector;
+        V x, r;
+        if (in0 != nullptr) {
+            x = *reinterpret_cast<const V *>(in0 + i);
         }
-#pragma unroll
-        for (int u = 0; u < kUnroll; u++) {
-            const Index w = v + (Index)u * kBlockThreads;
-            V r;
-            if (w >= nvec) {
-                continue;
+        if constexpr (kBinary) {
+            V y;
+            if (in1 != nullptr) {
+                y = *reinterpret_cast<const V *>(in1 + i);
             }
 #pragma unroll
             for (int k = 0; k < kPerVector; k++) {
-                CT va = in0 != nullptr ? C::load(&x[u].e[k], Typenum) : s0;
-                if constexpr (kBinary) {
-                    CT vb = in1 != nullptr ? C::load(&y[u].e[k], Typenum) : s1;
-                    store_value(&r.e[k], Typenum, F::apply(va, vb));
-                }
-                else {
-                    store_value(&r.e[k], Typenum, F::apply(va));
-                }
+                CT va = in0 != nullptr ? C::load(&x.e[k], Typenum) : s0;
+                CT vb = in1 != nullptr ? C::load(&y.e[k], Typenum) : s1;
+                store_value(&r.e[k], Typenum, F::apply(va, vb));
             }
-            *reinterpret_cast<V *>(out + head + w * kPerVector) = r;
         }
+        else {
+#pragma unroll
+            for (int k = 0; k < kPerVector; k++) {
+                CT va = in0 != nullptr ? C::load(&x.e[k], Typenum) : s0;
+                store_value(&r.e[k], Typenum, F::apply(va));
+            }
+        }
+        *reinterpret_cast<V *>(out + i) = r;
     }
     for (j = first; j < nrest; j += step) {
         const Index i = j < head ? j : body_end + (j - head);
@@ -182,11 +167,8 @@ launch_contiguous(const da_elementwise *e, cudaStream_t stream)
         }
     }
     a.split = split_aligned(arrays, narrays, e->size, da_itemsize(Typenum));
-    {
-        const int64_t vector_work = (a.split.nvec + kUnroll - 1) / kUnroll;
-        err = grid_blocks(vector_work > a.split.nrest ? vector_work : a.split.nrest,
-                          &blocks);
-    }
+    err = grid_blocks(a.split.nvec > a.split.nrest ? a.split.nvec : a.split.nrest,
+                      &blocks);
     if (err != cudaSuccess) {
         return err;
     }
