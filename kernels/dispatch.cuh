@@ -9,14 +9,11 @@
  *                            stored by its own class;
  *   - op_fn<op, class>:      the element function of each supported pair of
  *                            DA_FOR_EACH_ELEMENTWISE (launch.h);
- *   - grid_blocks():         grid sizes for grid-stride kernels, from the
- *                            multiprocessor count queried once per device.
+ *   - grid_blocks():         grid sizes for the kernels' grid-stride loops.
  * Everything computes through ops.h, which the host backend shares.
  */
 #ifndef DEVARRAY_KERNELS_DISPATCH_CUH_
 #define DEVARRAY_KERNELS_DISPATCH_CUH_
-
-#include <atomic>
 
 #include <cuda_runtime.h>
 
@@ -171,53 +168,20 @@ dispatch_op_class(int op, int cls, F &f)
 /* ---- launch geometry ------------------------------------------------------- */
 
 constexpr int kBlockThreads = 256;
-/* 8 x 256 threads fill an sm_80/sm_90 multiprocessor; smaller ones queue
-   the rest, which a grid-stride loop balances anyway. */
-constexpr int kBlocksPerSm = 8;
-constexpr int kMaxCachedDevices = 64;
+/* CUDA's limit on gridDim.x */
+constexpr int64_t kMaxBlocks = 2147483647;
 
-/* The multiprocessor count of the current device; the attribute query is
-   paid once per device, later calls cost one cudaGetDevice. */
-static inline cudaError_t
-sm_count(int *count)
-{
-    static std::atomic<int> cache[kMaxCachedDevices];
-    int device, value = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess) {
-        return err;
-    }
-    if (device < kMaxCachedDevices) {
-        value = cache[device].load(std::memory_order_relaxed);
-    }
-    if (value == 0) {
-        err = cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount,
-                                     device);
-        if (err != cudaSuccess) {
-            return err;
-        }
-        if (device < kMaxCachedDevices) {
-            cache[device].store(value, std::memory_order_relaxed);
-        }
-    }
-    *count = value;
-    return cudaSuccess;
-}
-
-/* Blocks of kBlockThreads for `work` items, one per thread, capped at a
-   full device (grid-stride loops do the rest). */
+/* Blocks of kBlockThreads for `work` items, one per thread.  The grid covers
+   the whole problem rather than a few blocks per multiprocessor looping
+   over it: on an H200, float32 a + b at 2^28 ran at 4.37 TB/s this way
+   against 4.11-4.14 TB/s for grid-stride loops capped at 4 to 32 blocks per
+   SM (the kernels keep their grid-stride loops, so a capped grid would
+   still be correct). */
 static inline cudaError_t
 grid_blocks(int64_t work, unsigned int *blocks)
 {
-    int sms;
-    int64_t want, cap;
-    cudaError_t err = sm_count(&sms);
-    if (err != cudaSuccess) {
-        return err;
-    }
-    want = (work + kBlockThreads - 1) / kBlockThreads;
-    cap = (int64_t)sms * kBlocksPerSm;
-    *blocks = (unsigned int)(want < 1 ? 1 : (want < cap ? want : cap));
+    int64_t want = (work + kBlockThreads - 1) / kBlockThreads;
+    *blocks = (unsigned int)(want < 1 ? 1 : (want < kMaxBlocks ? want : kMaxBlocks));
     return cudaSuccess;
 }
 
