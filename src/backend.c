@@ -347,11 +347,12 @@ backend_free(int backend, void *ptr)
  * Copies between pageable host memory and the device go through a ring of
  * pinned staging buffers: the DMA of one chunk overlaps the host memcpy of
  * the next (the driver's own pageable path does the two one after the
- * other), an upload returns as soon as the source has been read, and a small
- * download (item(), float()) is one async copy and one event wait instead of
- * a synchronous pageable cudaMemcpy.  The ring is allocated on first use and
- * kept; a lock makes it safe to share between threads, which run with the GIL
- * released here.
+ * other), and an upload returns as soon as the source has been read.  Below
+ * STAGING_THRESHOLD the driver's pageable cudaMemcpy is faster: on an H200 a
+ * 4-byte read after a kernel took 11.9 us that way against 16.4 us through a
+ * pinned buffer and a synchronisation.  The ring is allocated on first use
+ * and kept; a lock makes it safe to share between threads, which run with
+ * the GIL released here.
  *
  * One core copies about 10 GB/s between pinned and pageable memory, far
  * below the DMA, and the page faults of a fresh destination come on top; so
@@ -366,6 +367,7 @@ backend_free(int backend, void *ptr)
  */
 #define STAGING_SLOTS 4
 #define STAGING_CHUNK ((size_t)8 << 20)
+#define STAGING_THRESHOLD ((size_t)1 << 20)
 /* A few threads get close to host memory bandwidth; more would mostly add
    wake-ups and take cores from the user's own threads. */
 #define STAGING_MAX_HELPERS 4
@@ -667,6 +669,14 @@ cuda_copy(void *dst, const void *src, size_t nbytes, int kind)
     if (kind == DA_COPY_D2D) {
         err = cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, 0);
         return err == cudaSuccess ? 0 : backend_cuda_error(err, "cudaMemcpyAsync");
+    }
+    if (nbytes < STAGING_THRESHOLD) {
+        Py_BEGIN_ALLOW_THREADS
+        err = cudaMemcpy(dst, src, nbytes,
+                         kind == DA_COPY_H2D ? cudaMemcpyHostToDevice
+                                             : cudaMemcpyDeviceToHost);
+        Py_END_ALLOW_THREADS
+        return err == cudaSuccess ? 0 : backend_cuda_error(err, "cudaMemcpy");
     }
     if (staging_init() < 0) {
         return -1;

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# compute-sanitizer over devarray's CUDA tests, on a GPU machine:
+#
+#   bash tests/gpu_sanitize.sh        # after tests/gpu_run.sh built in place
+#
+# memcheck (out-of-bounds and misaligned accesses, leaks of device memory)
+# runs the CUDA half of the arithmetic, sum, array and transfer suites;
+# racecheck (shared-memory hazards: the reductions are the kernels that use
+# shared memory) runs the CUDA sums.  Each tool exits non-zero on its first
+# report; logs go to $OUT (default /tmp/out).
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+export DEVARRAY_REQUIRE_GPU=1 PYTHONUNBUFFERED=1
+failed=0
+
+sanitize() {
+    local tool=$1 log=$2
+    shift 2
+    echo "=== compute-sanitizer --tool $tool: $*"
+    compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+        "$@" > "$OUT/$log" 2>&1
+    local rc=$?
+    tail -n 3 "$OUT/$log"
+    grep -E "ERROR SUMMARY" "$OUT/$log" | tail -n 1
+    [ "$rc" -eq 0 ] || failed=1
+}
+
+sanitize memcheck memcheck.log python3 -m pytest -q -x -p no:cacheprovider \
+    tests/test_arith.py tests/test_sum.py tests/test_array.py tests/test_transfer.py \
+    -k "cuda or gpu"
+sanitize racecheck racecheck.log python3 -m pytest -q -x -p no:cacheprovider \
+    tests/test_sum.py -k "cuda or gpu"
+exit "$failed"
