@@ -95,25 +95,12 @@ array_set_c_strides(DeviceArrayObject *a)
 DeviceArrayObject *
 array_new(int backend, int typenum, int ndim, const int64_t *shape)
 {
-    DeviceArrayObject *a = NULL;
-    int64_t size = array_shape_size(ndim, shape, da_itemsize(typenum));
-
-    if (size < 0) {
-        return NULL;
-    }
-    a = array_alloc(ndim);
+    DeviceArrayObject *a = array_new_view(backend, backend_device(backend), typenum,
+                                          ndim, shape, NULL, NULL, NULL, 0);
     if (a == NULL) {
         return NULL;
     }
-    a->typenum = typenum;
-    a->backend = backend;
-    a->device = backend_device(backend);
-    a->size = size;
-    if (ndim > 0) {
-        memcpy(DA_SHAPE(a), shape, sizeof(int64_t) * (size_t)ndim);
-    }
-    array_set_c_strides(a);
-    a->alloc = backend_malloc(backend, (size_t)(size * da_itemsize(typenum)));
+    a->alloc = backend_malloc(backend, (size_t)DA_NBYTES(a));
     if (a->alloc == NULL) {
         Py_DECREF(a);
         return NULL;
@@ -145,6 +132,11 @@ array_new_view(int backend, int device, int typenum, int ndim,
     a->data = data;
     if (ndim > 0) {
         memcpy(DA_SHAPE(a), shape, sizeof(int64_t) * (size_t)ndim);
+    }
+    if (strides == NULL) {
+        array_set_c_strides(a);
+    }
+    else if (ndim > 0) {
         memcpy(DA_STRIDES(a), strides, sizeof(int64_t) * (size_t)ndim);
     }
     Py_XINCREF(base);
@@ -273,8 +265,8 @@ array_dealloc(DeviceArrayObject *self)
 
 /* ---- attributes ---------------------------------------------------------- */
 
-static PyObject *
-int64_tuple(int n, const int64_t *values)
+PyObject *
+array_int64_tuple(int n, const int64_t *values)
 {
     PyObject *tuple = PyTuple_New(n);
     int i;
@@ -295,13 +287,13 @@ int64_tuple(int n, const int64_t *values)
 static PyObject *
 array_get_shape(DeviceArrayObject *self, void *Py_UNUSED(closure))
 {
-    return int64_tuple(self->ndim, DA_SHAPE(self));
+    return array_int64_tuple(self->ndim, DA_SHAPE(self));
 }
 
 static PyObject *
 array_get_strides(DeviceArrayObject *self, void *Py_UNUSED(closure))
 {
-    return int64_tuple(self->ndim, DA_STRIDES(self));
+    return array_int64_tuple(self->ndim, DA_STRIDES(self));
 }
 
 static PyObject *
@@ -400,7 +392,7 @@ array_interface_dict(DeviceArrayObject *self, int with_stream)
 {
     PyObject *dict = NULL, *shape = NULL, *strides = NULL;
 
-    shape = int64_tuple(self->ndim, DA_SHAPE(self));
+    shape = array_int64_tuple(self->ndim, DA_SHAPE(self));
     if (shape == NULL) {
         goto error;
     }
@@ -409,7 +401,7 @@ array_interface_dict(DeviceArrayObject *self, int with_stream)
         Py_INCREF(strides);
     }
     else {
-        strides = int64_tuple(self->ndim, DA_STRIDES(self));
+        strides = array_int64_tuple(self->ndim, DA_STRIDES(self));
         if (strides == NULL) {
             goto error;
         }
@@ -789,7 +781,7 @@ array_reshape(DeviceArrayObject *self, PyObject *args)
         if (unknown >= 0) {
             shape[unknown] = -1;
         }
-        shape_tuple = int64_tuple(ndim, shape);
+        shape_tuple = array_int64_tuple(ndim, shape);
         if (shape_tuple != NULL) {
             PyErr_Format(PyExc_ValueError,
                          "cannot reshape array of size %lld into shape %R",

@@ -58,13 +58,17 @@ int64_t array_shape_size(int ndim, const int64_t *shape, int itemsize);
 DeviceArrayObject *array_new(int backend, int typenum, int ndim,
                              const int64_t *shape);
 
-/* A new array over memory kept alive by `base` (a new reference is taken). */
+/* A new array over memory kept alive by `base` (a new reference is taken);
+   strides NULL means C-contiguous. */
 DeviceArrayObject *array_new_view(int backend, int device, int typenum,
                                   int ndim, const int64_t *shape,
                                   const int64_t *strides, char *data,
                                   PyObject *base, int flags);
 
 int array_is_c_contiguous(const DeviceArrayObject *a);
+
+/* A tuple of n Python ints (shapes, strides). */
+PyObject *array_int64_tuple(int n, const int64_t *values);
 
 /* A shape from an int or a sequence of ints into shape[DA_MAXDIMS]:
    returns ndim, or -1 with TypeError/ValueError/OverflowError. */

@@ -1027,26 +1027,6 @@ convert_import_numpy(PyObject **module)
     return 0;
 }
 
-static PyObject *
-convert_shape_tuple(const DeviceArrayObject *a)
-{
-    PyObject *shape = PyTuple_New(a->ndim);
-    int d;
-
-    if (shape == NULL) {
-        return NULL;
-    }
-    for (d = 0; d < a->ndim; d++) {
-        PyObject *n = PyLong_FromLongLong(DA_SHAPE(a)[d]);
-        if (n == NULL) {
-            Py_DECREF(shape);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(shape, d, n);
-    }
-    return shape;
-}
-
 /* A new numpy.ndarray holding a copy of a. */
 static PyObject *
 convert_to_numpy(DeviceArrayObject *a, PyObject *numpy)
@@ -1055,7 +1035,7 @@ convert_to_numpy(DeviceArrayObject *a, PyObject *numpy)
     Py_buffer view;
     int have_view = 0;
 
-    shape = convert_shape_tuple(a);
+    shape = array_int64_tuple(a->ndim, DA_SHAPE(a));
     if (shape == NULL) {
         goto error;
     }

@@ -12,25 +12,6 @@
 
 #include "backend.h"
 
-static PyObject *
-shape_to_tuple(int ndim, const int64_t *shape)
-{
-    PyObject *tuple = PyTuple_New(ndim);
-    int i;
-    if (tuple == NULL) {
-        return NULL;
-    }
-    for (i = 0; i < ndim; i++) {
-        PyObject *item = PyLong_FromLongLong(shape[i]);
-        if (item == NULL) {
-            Py_DECREF(tuple);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(tuple, i, item);
-    }
-    return tuple;
-}
-
 int
 elementwise_broadcast(const DeviceArrayObject *a, const DeviceArrayObject *b,
                       int64_t *out_shape)
@@ -51,8 +32,8 @@ elementwise_broadcast(const DeviceArrayObject *a, const DeviceArrayObject *b,
     return ndim;
 
 mismatch:
-    shape_a = shape_to_tuple(a->ndim, DA_SHAPE(a));
-    shape_b = shape_to_tuple(b->ndim, DA_SHAPE(b));
+    shape_a = array_int64_tuple(a->ndim, DA_SHAPE(a));
+    shape_b = array_int64_tuple(b->ndim, DA_SHAPE(b));
     if (shape_a != NULL && shape_b != NULL) {
         PyErr_Format(PyExc_ValueError,
                      "operands could not be broadcast together with shapes "
