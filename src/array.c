@@ -25,8 +25,8 @@ PyObject *array_AxisError = NULL;
 int64_t
 array_shape_size(int ndim, const int64_t *shape, int itemsize)
 {
-    int64_t size = 1;
-    int i, overflow = 0;
+    int64_t size = 1, nbytes = itemsize;
+    int i, empty = 0;
 
     if (ndim > DA_MAXDIMS) {
         PyErr_Format(PyExc_ValueError,
@@ -42,26 +42,22 @@ array_shape_size(int ndim, const int64_t *shape, int itemsize)
                          i, (long long)shape[i]);
             return -1;
         }
-        if (shape[i] != 0 && size > INT64_MAX / shape[i]) {
-            overflow = 1;
-        }
-        else {
-            size *= shape[i];
-        }
-    }
-    /* a zero extent anywhere makes the array empty, whatever the others */
-    for (i = 0; i < ndim; i++) {
+        /* as NumPy: the non-zero extents must fit even when another is
+           zero, so that strides computed from them cannot overflow */
         if (shape[i] == 0) {
-            return 0;
+            empty = 1;
+            continue;
         }
+        if (nbytes > INT64_MAX / shape[i]) {
+            PyErr_SetString(PyExc_ValueError,
+                            "array is too big; `arr.size * arr.dtype.itemsize` "
+                            "is larger than the maximum possible size");
+            return -1;
+        }
+        nbytes *= shape[i];
+        size *= shape[i];
     }
-    if (overflow || size > INT64_MAX / itemsize) {
-        PyErr_SetString(PyExc_ValueError,
-                        "array is too big; `arr.size * arr.dtype.itemsize` "
-                        "is larger than the maximum possible size");
-        return -1;
-    }
-    return size;
+    return empty ? 0 : size;
 }
 
 static DeviceArrayObject *
@@ -577,7 +573,7 @@ array_subscript(DeviceArrayObject *self, PyObject *key)
                 data += start * DA_STRIDES(self)[src];
             }
             shape[dst] = length;
-            strides[dst] = DA_STRIDES(self)[src] * step;
+            strides[dst] = (int64_t)((uint64_t)DA_STRIDES(self)[src] * (uint64_t)step);
             src++;
             dst++;
         }
@@ -788,6 +784,9 @@ array_reshape(DeviceArrayObject *self, PyObject *args)
                          (long long)self->size, shape_tuple);
             Py_DECREF(shape_tuple);
         }
+        return NULL;
+    }
+    if (array_shape_size(ndim, shape, DA_ITEMSIZE(self)) < 0) {
         return NULL;
     }
     contiguous = array_contiguous_as(self, self->typenum);

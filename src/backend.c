@@ -705,7 +705,7 @@ backend_copy(int backend, void *dst, const void *src, size_t nbytes, int kind)
     (void)backend;
     (void)kind;
 #endif
-    memcpy(dst, src, nbytes);
+    memmove(dst, src, nbytes);
     return 0;
 }
 
@@ -833,13 +833,19 @@ static PyObject *
 backend_py_set_backend(PyObject *Py_UNUSED(module), PyObject *name)
 {
     const char *text;
+    Py_ssize_t len;
     if (!PyUnicode_Check(name)) {
         PyErr_Format(PyExc_TypeError,
                      "set_backend() takes 'host' or 'cuda', not %.200s",
                      Py_TYPE(name)->tp_name);
         return NULL;
     }
-    text = PyUnicode_AsUTF8(name);
+    text = PyUnicode_AsUTF8AndSize(name, &len);
+    if (text != NULL && (size_t)len != strlen(text)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "set_backend() must be 'host' or 'cuda' (embedded null character)");
+        return NULL;
+    }
     if (text == NULL || backend_select(text, "set_backend()") < 0) {
         return NULL;
     }

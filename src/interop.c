@@ -746,10 +746,17 @@ interop_from_cuda_array_interface(PyObject *obj, PyObject *cai, int backend)
 static void
 dlpack_owner_destructor(PyObject *capsule)
 {
-    void *managed = PyCapsule_GetPointer(capsule, capsule_owner);
-    const char *kind = PyCapsule_GetContext(capsule);
+    PyObject *type, *value, *traceback;
+    void *managed;
+    const char *kind;
+    /* the capsule may die while an error propagates, and the producer's
+       deleter may run Python code */
+    PyErr_Fetch(&type, &value, &traceback);
+    managed = PyCapsule_GetPointer(capsule, capsule_owner);
+    kind = PyCapsule_GetContext(capsule);
     if (managed == NULL) {
         PyErr_Clear();
+        PyErr_Restore(type, value, traceback);
         return;
     }
     if (kind == capsule_versioned) {
@@ -764,6 +771,7 @@ dlpack_owner_destructor(PyObject *capsule)
             legacy->deleter(legacy);
         }
     }
+    PyErr_Restore(type, value, traceback);
 }
 
 /* Call obj.__dlpack__(**kwargs) asking for a versioned capsule, falling back
@@ -830,7 +838,7 @@ interop_from_dlpack(PyObject *obj, int backend, int copy)
     DLTensor *tensor;
     void *managed;
     const char *kind;
-    int64_t shape[DA_MAXDIMS], strides[DA_MAXDIMS], stride;
+    int64_t shape[DA_MAXDIMS], strides[DA_MAXDIMS], stride, size;
     int device_type, device_id, on_device, typenum, itemsize, readonly = 0, i;
 
     if (dlpack_producer_device(obj, &device_type, &device_id) < 0) {
@@ -922,6 +930,20 @@ interop_from_dlpack(PyObject *obj, int backend, int copy)
         goto error;
     }
     itemsize = da_itemsize(typenum);
+    for (i = 0; i < tensor->ndim; i++) {
+        shape[i] = tensor->shape[i];
+    }
+    /* before the strides are computed from it, and before the tensor is
+       taken over: a refused tensor stays the producer's */
+    size = array_shape_size(tensor->ndim, shape, itemsize);
+    if (size < 0) {
+        goto error;
+    }
+    if (size > 0 && tensor->data == NULL) {
+        PyErr_SetString(PyExc_BufferError,
+                        "the DLPack tensor has a null data pointer but is not empty");
+        goto error;
+    }
     /* kernels read whole elements: device data must be aligned */
     if (on_device &&
         ((uintptr_t)tensor->data + tensor->byte_offset) % (uintptr_t)itemsize != 0) {
@@ -931,8 +953,9 @@ interop_from_dlpack(PyObject *obj, int backend, int copy)
     }
     stride = itemsize;
     for (i = tensor->ndim - 1; i >= 0; i--) {
-        shape[i] = tensor->shape[i];
-        strides[i] = tensor->strides != NULL ? tensor->strides[i] * itemsize : stride;
+        strides[i] = tensor->strides != NULL
+                         ? (int64_t)((uint64_t)tensor->strides[i] * (uint64_t)itemsize)
+                         : stride;
         stride *= shape[i] > 0 ? shape[i] : 1;
     }
     /* from here on the capsule's tensor is ours: the owner calls its deleter */

@@ -176,7 +176,9 @@ number_binary(PyObject *left, PyObject *right, int op, int inplace)
         if (arrays[k] != NULL) {
             continue;
         }
-        if (convert_python_scalar(operands[k], promoted, cls, &scalars[k]) < 0) {
+        /* range-checked against the dtype the op computes in: int / int
+           runs in float64, where NumPy converts a Python int unchecked */
+        if (convert_python_scalar(operands[k], result, cls, &scalars[k]) < 0) {
             return NULL;
         }
         /* a weak scalar takes the promoted dtype's precision first, as
