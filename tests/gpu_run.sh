@@ -49,7 +49,9 @@ workers=()
 if python3 -c "import xdist" 2>/dev/null; then
     workers=(-n "${PYTEST_WORKERS:-8}")
 fi
-step "pytest" pytest.log python3 -m pytest -q -rs "${workers[@]}" tests
+step "pytest" pytest.log python3 -m pytest -q -rs "${workers[@]}" -m "not exclusive" tests
+# tests that fill the GPU would make their neighbours run out of memory
+step "pytest (exclusive)" pytest-exclusive.log python3 -m pytest -q -rs -m exclusive tests
 if [ -f bench/run.py ]; then
     step "bench" bench.log python3 bench/run.py
 fi

@@ -1377,6 +1377,7 @@ print("OK")
 
 
 @pytest.mark.slow
+@pytest.mark.exclusive
 def test_memory_pressure(gpu):
     """Allocate 8 GiB arrays until MemoryError (at most 200 GiB), check the
     message, free, and use everything again; then fail operations for lack
