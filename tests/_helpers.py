@@ -163,3 +163,26 @@ def contiguous_strides(shape, itemsize):
         strides.append(step)
         step *= n
     return tuple(reversed(strides))
+
+
+class CAIProducer:
+    """A stand-in CUDA Array Interface producer exposing `cai`; `owner` keeps
+    the memory the pointer names alive."""
+
+    def __init__(self, cai, owner=None):
+        self.__cuda_array_interface__ = cai
+        self.owner = owner
+
+
+DROP = object()  # in cai_changed's `changes`: remove the key
+
+
+def cai_changed(d, changes):
+    """A producer whose interface is d's with `changes` applied."""
+    cai = dict(d.__cuda_array_interface__)
+    for key, value in changes.items():
+        if value is DROP:
+            cai.pop(key, None)
+        else:
+            cai[key] = value
+    return CAIProducer(cai, owner=d)

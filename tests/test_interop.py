@@ -25,7 +25,7 @@ import pytest
 
 import devarray
 from devarray import _core
-from _helpers import DTYPES, assert_values, host, random_array
+from _helpers import DROP, DTYPES, CAIProducer, assert_values, cai_changed, host, random_array
 
 SHAPE = (48, 33)
 
@@ -270,15 +270,6 @@ class OldDLPackProducer:
 
     def __dlpack__(self, stream=None):
         return self.array.__dlpack__(stream=stream)
-
-
-class CAIProducer:
-    """A stand-in CUDA Array Interface producer exposing `cai`; `owner` keeps
-    the memory the pointer names alive."""
-
-    def __init__(self, cai, owner=None):
-        self.__cuda_array_interface__ = cai
-        self.owner = owner
 
 
 # ---- public names --------------------------------------------------------------------
@@ -1233,35 +1224,22 @@ def _exchange_and_check(kind, libs, dtype, value, check):
 
 # ---- what foreign CUDA Array Interface producers hand in --------------------------
 
-_DROP = object()
-
-
-def _cai_from(d, changes):
-    cai = dict(d.__cuda_array_interface__)
-    for key, value in changes.items():
-        if value is _DROP:
-            cai.pop(key, None)
-        else:
-            cai[key] = value
-    return CAIProducer(cai, owner=d)
-
-
 def test_cai_producer_is_viewed(gpu, rng):
     a = random_array(rng, (4, 8), "float64")
     d = devarray.to_device(a)
     for version in (0, 1, 2, 3):
         changes = {"version": version}
         if version < 3:
-            changes["stream"] = _DROP
-        producer = _cai_from(d, changes)
+            changes["stream"] = DROP
+        producer = cai_changed(d, changes)
         x = devarray.asarray(producer)
         assert x.ptr == d.ptr and x.base is producer and not x.readonly
         assert_values(x, a)
-    x = devarray.asarray(_cai_from(d, {"mask": None, "stream": None}))
+    x = devarray.asarray(cai_changed(d, {"mask": None, "stream": None}))
     assert_values(x, a)
-    x = devarray.asarray(_cai_from(d, {"stream": 2}))   # per-thread default stream
+    x = devarray.asarray(cai_changed(d, {"stream": 2}))   # per-thread default stream
     assert_values(x, a)
-    readonly = devarray.asarray(_cai_from(d, {"data": (d.ptr, True)}))
+    readonly = devarray.asarray(cai_changed(d, {"data": (d.ptr, True)}))
     assert readonly.readonly
     with pytest.raises(ValueError):
         readonly += 1
@@ -1269,16 +1247,16 @@ def test_cai_producer_is_viewed(gpu, rng):
     x = devarray.asarray(CAIProducer(view.__cuda_array_interface__, owner=d))
     assert x.ptr == view.ptr and x.strides == view.strides
     assert_values(x, a[::2, 1:])
-    empty = devarray.asarray(_cai_from(d, {"shape": (0, 8), "data": (0, False)}))
+    empty = devarray.asarray(cai_changed(d, {"shape": (0, 8), "data": (0, False)}))
     assert empty.shape == (0, 8) and empty.size == 0
 
 
 # (changes as a function of the real pointer, exception, message pattern)
 CAI_ERRORS = {
-    "no shape": (lambda p: {"shape": _DROP}, ValueError, "'shape'"),
-    "no typestr": (lambda p: {"typestr": _DROP}, ValueError, "'typestr'"),
-    "no data": (lambda p: {"data": _DROP}, ValueError, "'data'"),
-    "no version": (lambda p: {"version": _DROP}, ValueError, "'version'"),
+    "no shape": (lambda p: {"shape": DROP}, ValueError, "'shape'"),
+    "no typestr": (lambda p: {"typestr": DROP}, ValueError, "'typestr'"),
+    "no data": (lambda p: {"data": DROP}, ValueError, "'data'"),
+    "no version": (lambda p: {"version": DROP}, ValueError, "'version'"),
     "shape list": (lambda p: {"shape": [4, 8]}, TypeError, "shape"),
     "shape floats": (lambda p: {"shape": (4.0, 8)}, TypeError, "shape"),
     "negative shape": (lambda p: {"shape": (-4, 8)}, ValueError, None),
@@ -1316,7 +1294,7 @@ CAI_ERRORS = {
 def test_cai_validation(gpu, case):
     changes, exc, match = CAI_ERRORS[case]
     d = devarray.zeros((4, 8))
-    producer = _cai_from(d, changes(d.ptr))
+    producer = cai_changed(d, changes(d.ptr))
     with pytest.raises(exc, match=match):
         devarray.asarray(producer)
 

@@ -43,7 +43,7 @@ np = pytest.importorskip("numpy")
 
 import devarray  # noqa: E402
 from devarray import _core  # noqa: E402
-from _helpers import DTYPES, assert_values, random_array  # noqa: E402
+from _helpers import DROP, DTYPES, CAIProducer, assert_values, cai_changed, random_array  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -962,12 +962,6 @@ print("OK")
 
 # ---- 1c. broken __cuda_array_interface__ producers -----------------------------------
 
-class CAIProducer:
-    def __init__(self, cai, owner=None):
-        self.__cuda_array_interface__ = cai
-        self.owner = owner
-
-
 def test_cai_producer_on_host_backend_is_refused(rng):
     previous = devarray.backend()
     devarray.set_backend("host")
@@ -983,25 +977,12 @@ def test_cai_producer_on_host_backend_is_refused(rng):
         devarray.set_backend(previous)
 
 
-_DROP = object()
-
-
-def _cai_changed(d, changes):
-    cai = dict(d.__cuda_array_interface__)
-    for key, value in changes.items():
-        if value is _DROP:
-            cai.pop(key, None)
-        else:
-            cai[key] = value
-    return CAIProducer(cai, owner=d)
-
-
 # id -> (changes as a function of the pointer, exception(s), keyword)
 CAI_ERRORS = {
-    "no shape": (lambda p: {"shape": _DROP}, ValueError, "shape"),
-    "no typestr": (lambda p: {"typestr": _DROP}, ValueError, "typestr"),
-    "no data": (lambda p: {"data": _DROP}, ValueError, "data"),
-    "no version": (lambda p: {"version": _DROP}, ValueError, "version"),
+    "no shape": (lambda p: {"shape": DROP}, ValueError, "shape"),
+    "no typestr": (lambda p: {"typestr": DROP}, ValueError, "typestr"),
+    "no data": (lambda p: {"data": DROP}, ValueError, "data"),
+    "no version": (lambda p: {"version": DROP}, ValueError, "version"),
     "shape list": (lambda p: {"shape": [4, 8]}, TypeError, "shape"),
     "shape str": (lambda p: {"shape": (4, "8")}, TypeError, "shape"),
     "shape negative": (lambda p: {"shape": (-4, 8)}, ValueError, "negative"),
@@ -1054,7 +1035,7 @@ def test_cai_errors(gpu, rng, case):
     a = random_array(rng, (4, 8), "float64")
     d = devarray.to_device(a)
     memory = memory_in_use()
-    producer = _cai_changed(d, changes(d.ptr))
+    producer = cai_changed(d, changes(d.ptr))
     try:
         result = devarray.asarray(producer)
     except exc as error:
@@ -1073,7 +1054,7 @@ def test_cai_errors(gpu, rng, case):
 def test_cai_view_is_right_and_keeps_producer_alive(gpu, rng):
     a = random_array(rng, (4, 8), "float64")
     d = devarray.to_device(a)
-    producer = _cai_changed(d, {})
+    producer = cai_changed(d, {})
     x = devarray.asarray(producer)
     assert x.ptr == d.ptr and x.base is producer
     del producer, d
