@@ -25,7 +25,10 @@ import pytest
 
 import devarray
 from devarray import _core
-from _helpers import DROP, DTYPES, CAIProducer, assert_values, cai_changed, host, random_array
+from _helpers import (
+    DROP, DTYPES, CAIProducer, DLManagedTensor, DLManagedTensorVersioned, assert_values,
+    cai_changed, host, random_array,
+)
 
 SHAPE = (48, 33)
 
@@ -175,38 +178,6 @@ _capsule_get_pointer = ctypes.PYFUNCTYPE(
     ("PyCapsule_GetPointer", ctypes.pythonapi))
 
 
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
-                ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice),
-                ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("byte_offset", ctypes.c_uint64)]
-
-
-class _DLManagedTensor(ctypes.Structure):
-    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", ctypes.c_void_p)]
-
-
-class _DLPackVersion(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
-
-
-class _DLManagedTensorVersioned(ctypes.Structure):
-    _fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", ctypes.c_void_p), ("flags", ctypes.c_uint64),
-                ("dl_tensor", _DLTensor)]
-
-
 DLPACK_FLAG_READ_ONLY = 1
 DLPACK_FLAG_IS_COPIED = 2
 KDLCPU, KDLCUDA = 1, 2
@@ -224,9 +195,9 @@ def capsule_managed(capsule):
     name = capsule_name(capsule)
     address = _capsule_get_pointer(capsule, name)
     if name == b"dltensor_versioned":
-        return _DLManagedTensorVersioned.from_address(address)
+        return DLManagedTensorVersioned.from_address(address)
     assert name == b"dltensor", name
-    return _DLManagedTensor.from_address(address)
+    return DLManagedTensor.from_address(address)
 
 
 def dltensor_description(tensor):

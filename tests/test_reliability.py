@@ -43,7 +43,11 @@ np = pytest.importorskip("numpy")
 
 import devarray  # noqa: E402
 from devarray import _core  # noqa: E402
-from _helpers import DROP, DTYPES, CAIProducer, assert_values, cai_changed, random_array  # noqa: E402
+from _helpers import (  # noqa: E402
+    DLPACK_DELETER, DROP, DTYPES, CAIProducer, DLDataType, DLDevice, DLManagedTensor,
+    DLManagedTensorVersioned, DLPackVersion, DLTensor, assert_values, cai_changed,
+    random_array,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -616,36 +620,6 @@ def test_every_entry_point_survives_bad_values(backend, rng):
 
 # ---- 1b. broken DLPack producers (host and CUDA) -------------------------------------
 
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
-                ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
-                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("byte_offset", ctypes.c_uint64)]
-
-
-_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-
-
-class _DLManagedTensor(ctypes.Structure):
-    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", _DELETER)]
-
-
-class _DLManagedTensorVersioned(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
-                ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER),
-                ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
-
-
 # Our own handle on the C API, so that setting argtypes here cannot disturb
 # other users of ctypes.pythonapi.
 _capi = ctypes.PyDLL(None)
@@ -679,17 +653,17 @@ class CraftedProducer:
             self._strides = (ctypes.c_int64 * max(len(strides), 1))(*strides)
         if data is None and backing is not None:
             data = backing.ctypes.data if isinstance(backing, np.ndarray) else backing.ptr
-        tensor = _DLTensor(
-            data, _DLDevice(*device), len(shape) if ndim is None else ndim,
-            _DLDataType(*dtype), self._shape,
+        tensor = DLTensor(
+            data, DLDevice(*device), len(shape) if ndim is None else ndim,
+            DLDataType(*dtype), self._shape,
             self._strides if self._strides is not None else None, byte_offset)
-        self._deleter = _DELETER(self._on_delete)
+        self._deleter = DLPACK_DELETER(self._on_delete)
         if versioned:
-            self._managed = _DLManagedTensorVersioned(
-                version[0], version[1], None, self._deleter, flags, tensor)
+            self._managed = DLManagedTensorVersioned(
+                DLPackVersion(*version), None, self._deleter, flags, tensor)
             self.name = b"dltensor_versioned" if name is None else name
         else:
-            self._managed = _DLManagedTensor(tensor, None, self._deleter)
+            self._managed = DLManagedTensor(tensor, None, self._deleter)
             self.name = b"dltensor" if name is None else name
 
     def _on_delete(self, managed):
