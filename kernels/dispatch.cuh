@@ -8,7 +8,7 @@
  *                            so an op's result (ABS of complex is real) is
  *                            stored by its own class;
  *   - op_fn<op, class>:      the element function of each supported pair of
- *                            DA_FOR_EACH_ELEMENTWISE (launch.h);
+ *                            DA_FOR_EACH_KERNEL (optable.h);
  *   - grid_blocks():         grid sizes for the kernels' grid-stride loops.
  * Everything computes through ops.h, which the host backend shares.
  */
@@ -130,22 +130,23 @@ DA_DEFINE_CLASS(DA_CLASS_C128, c128, da_c128, c128)
 
 /* ---- element functions ------------------------------------------------- */
 
-/* op_fn<op, class>::apply(a[, b]) is da_<class>_<op>; defined only for the
-   supported pairs, so an unsupported one cannot be instantiated. */
+/* op_fn<op, class>::apply(a, b) is the element function of the pair
+   (optable.h); defined only for the pairs of DA_FOR_EACH_KERNEL, so an
+   unsupported one cannot be instantiated. */
 template <int Op, int Cls>
 struct op_fn;
 
-#define DA_DEFINE_OP_FN(OP, CLS, CNAME, OPNAME, RNAME)                      \
+#define DA_DEFINE_OP_FN(OP, CLS, CNAME, RESULT, RNAME, FN, EXPR)            \
     template <>                                                             \
     struct op_fn<OP, CLS> {                                                 \
-        template <typename... T>                                            \
+        template <typename T>                                               \
         static __device__ __forceinline__ auto                              \
-        apply(T... v)                                                       \
+        apply(T a, T b)                                                     \
         {                                                                   \
-            return da_##CNAME##_##OPNAME(v...);                             \
+            return FN(a, b);                                                \
         }                                                                   \
     };
-DA_FOR_EACH_ELEMENTWISE(DA_DEFINE_OP_FN)
+DA_FOR_EACH_KERNEL(DA_DEFINE_OP_FN)
 #undef DA_DEFINE_OP_FN
 
 /* f.template run<op, class>() for a run-time supported pair, else
@@ -155,10 +156,10 @@ static inline cudaError_t
 dispatch_op_class(int op, int cls, F &f)
 {
     switch (op * DA_NCLASSES + cls) {
-#define DA_CASE_OP_CLASS(OP, CLS, CNAME, OPNAME, RNAME) \
-        case OP * DA_NCLASSES + CLS:                    \
+#define DA_CASE_OP_CLASS(OP, CLS, CNAME, RESULT, RNAME, FN, EXPR) \
+        case OP * DA_NCLASSES + CLS:                              \
             return f.template run<OP, CLS>();
-        DA_FOR_EACH_ELEMENTWISE(DA_CASE_OP_CLASS)
+        DA_FOR_EACH_KERNEL(DA_CASE_OP_CLASS)
 #undef DA_CASE_OP_CLASS
         default:
             return cudaErrorInvalidValue;

@@ -93,7 +93,7 @@ contiguous_kernel(const contiguous_args a)
     typedef op_fn<Op, dtype_traits<Typenum>::cls> F;
     typedef vector_of<S> V;
     constexpr int kPerVector = kVectorBytes / sizeof(S);
-    constexpr bool kBinary = DA_OP_IS_BINARY(Op);
+    constexpr bool kBinary = da_op_nin(Op) == 2;
     const Index first = (Index)blockIdx.x * kBlockThreads + threadIdx.x;
     const Index step = (Index)gridDim.x * kBlockThreads;
     const Index head = (Index)a.split.head;
@@ -129,7 +129,7 @@ contiguous_kernel(const contiguous_args a)
 #pragma unroll
             for (int k = 0; k < kPerVector; k++) {
                 CT va = in0 != nullptr ? C::load(&x.e[k], Typenum) : s0;
-                store_value(&r.e[k], Typenum, F::apply(va));
+                store_value(&r.e[k], Typenum, F::apply(va, va));
             }
         }
         *reinterpret_cast<V *>(out + i) = r;
@@ -142,7 +142,7 @@ contiguous_kernel(const contiguous_args a)
             store_value(out + i, Typenum, F::apply(va, vb));
         }
         else {
-            store_value(out + i, Typenum, F::apply(va));
+            store_value(out + i, Typenum, F::apply(va, va));
         }
     }
 }
@@ -358,7 +358,7 @@ strided_kernel(const __grid_constant__ da_elementwise e)
     typedef class_traits<Cls> C;
     typedef typename C::type CT;
     typedef op_fn<Op, Cls> F;
-    constexpr int kNin = DA_OP_IS_BINARY(Op) ? 2 : 1;
+    constexpr int kNin = da_op_nin(Op);
     const Index n = (Index)e.size;
     const Index step = (Index)gridDim.x * kBlockThreads;
     Index i;
@@ -372,7 +372,7 @@ strided_kernel(const __grid_constant__ da_elementwise e)
             store_value(e.out.data + off[0], e.out.typenum, F::apply(a, b));
         }
         else {
-            store_value(e.out.data + off[0], e.out.typenum, F::apply(a));
+            store_value(e.out.data + off[0], e.out.typenum, F::apply(a, a));
         }
     }
 }
@@ -520,7 +520,7 @@ da_cuda_elementwise(int op, int cls, const da_elementwise *e, cudaStream_t strea
 {
     if (e == nullptr || e->ndim < 0 || e->ndim > DA_MAXDIMS || op < 0 ||
         op >= DA_NOPS || cls < 0 || cls >= DA_NCLASSES ||
-        e->nin != (DA_OP_IS_BINARY(op) ? 2 : 1)) {
+        e->nin != da_op_nin(op)) {
         return cudaErrorInvalidValue;
     }
     if (e->size <= 0) {

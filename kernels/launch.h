@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ops.h"
+#include "optable.h"
 
 #ifdef DEVARRAY_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -47,70 +47,19 @@ typedef struct {
  * to each itemsize.  ndim == 0 is a single element.  size == product(shape)
  * and is > 0.
  *
- * For op and class (da_op, da_class in ops.h):
+ * For op and class (da_op in optable.h, da_class in dtypes.h):
  *   each element: v_i = da_load_<class>(in[i] element or in[i].scalar)
- *                 r   = da_<class>_<op>(v_0[, v_1])
+ *                 r   = da_op_<op>_<class>(v_0, v_1 or v_0)
  *                 da_store_<rclass>(out element, out.typenum, r)
- *   where rclass is class, except DA_OP_ABS of c64/c128, whose result is
- *   f32/f64.  in[i].scalar is only read when in[i].data == NULL.
- * Supported (op, class): ADD, SUB and MUL for sint and uint, every binary op
- * for f32, f64, c64 and c128 (ops.h has no integer division: int / int
- * computes in f64); ADD and MUL for bool; NEG for all but bool; ABS and COPY
- * for all.  DA_FOR_EACH_ELEMENTWISE below is that list as data.
+ *   where rclass is the class the op's loop stores its result from
+ *   (optable.h: the class itself, bool, or a complex class's real part).
+ *   in[i].scalar is only read when in[i].data == NULL.
+ * The supported (op, class) pairs are the loops of optable.h,
+ * DA_FOR_EACH_KERNEL; a request outside them is refused.
  *
  * The output may be the same memory as an input with identical strides
  * (in-place ops); the core removes any other overlap before calling.
  */
-/* X(op, class, cname, opname, rname) for each supported (op, class): the
-   element function is da_<cname>_<opname>, its operands are read with
-   da_load_<cname> and its result written with da_store_<rname>.  Both
-   backends instantiate exactly this list. */
-#define DA_FOR_EACH_ELEMENTWISE(X)                 \
-    X(DA_OP_ADD, DA_CLASS_BOOL, bool, add, bool)   \
-    X(DA_OP_MUL, DA_CLASS_BOOL, bool, mul, bool)   \
-    X(DA_OP_ABS, DA_CLASS_BOOL, bool, abs, bool)   \
-    X(DA_OP_COPY, DA_CLASS_BOOL, bool, copy, bool) \
-    X(DA_OP_ADD, DA_CLASS_SINT, sint, add, sint)   \
-    X(DA_OP_SUB, DA_CLASS_SINT, sint, sub, sint)   \
-    X(DA_OP_MUL, DA_CLASS_SINT, sint, mul, sint)   \
-    X(DA_OP_NEG, DA_CLASS_SINT, sint, neg, sint)   \
-    X(DA_OP_ABS, DA_CLASS_SINT, sint, abs, sint)   \
-    X(DA_OP_COPY, DA_CLASS_SINT, sint, copy, sint) \
-    X(DA_OP_ADD, DA_CLASS_UINT, uint, add, uint)   \
-    X(DA_OP_SUB, DA_CLASS_UINT, uint, sub, uint)   \
-    X(DA_OP_MUL, DA_CLASS_UINT, uint, mul, uint)   \
-    X(DA_OP_NEG, DA_CLASS_UINT, uint, neg, uint)   \
-    X(DA_OP_ABS, DA_CLASS_UINT, uint, abs, uint)   \
-    X(DA_OP_COPY, DA_CLASS_UINT, uint, copy, uint) \
-    X(DA_OP_ADD, DA_CLASS_F32, f32, add, f32)      \
-    X(DA_OP_SUB, DA_CLASS_F32, f32, sub, f32)      \
-    X(DA_OP_MUL, DA_CLASS_F32, f32, mul, f32)      \
-    X(DA_OP_DIV, DA_CLASS_F32, f32, div, f32)      \
-    X(DA_OP_NEG, DA_CLASS_F32, f32, neg, f32)      \
-    X(DA_OP_ABS, DA_CLASS_F32, f32, abs, f32)      \
-    X(DA_OP_COPY, DA_CLASS_F32, f32, copy, f32)    \
-    X(DA_OP_ADD, DA_CLASS_F64, f64, add, f64)      \
-    X(DA_OP_SUB, DA_CLASS_F64, f64, sub, f64)      \
-    X(DA_OP_MUL, DA_CLASS_F64, f64, mul, f64)      \
-    X(DA_OP_DIV, DA_CLASS_F64, f64, div, f64)      \
-    X(DA_OP_NEG, DA_CLASS_F64, f64, neg, f64)      \
-    X(DA_OP_ABS, DA_CLASS_F64, f64, abs, f64)      \
-    X(DA_OP_COPY, DA_CLASS_F64, f64, copy, f64)    \
-    X(DA_OP_ADD, DA_CLASS_C64, c64, add, c64)      \
-    X(DA_OP_SUB, DA_CLASS_C64, c64, sub, c64)      \
-    X(DA_OP_MUL, DA_CLASS_C64, c64, mul, c64)      \
-    X(DA_OP_DIV, DA_CLASS_C64, c64, div, c64)      \
-    X(DA_OP_NEG, DA_CLASS_C64, c64, neg, c64)      \
-    X(DA_OP_ABS, DA_CLASS_C64, c64, abs, f32)      \
-    X(DA_OP_COPY, DA_CLASS_C64, c64, copy, c64)    \
-    X(DA_OP_ADD, DA_CLASS_C128, c128, add, c128)   \
-    X(DA_OP_SUB, DA_CLASS_C128, c128, sub, c128)   \
-    X(DA_OP_MUL, DA_CLASS_C128, c128, mul, c128)   \
-    X(DA_OP_DIV, DA_CLASS_C128, c128, div, c128)   \
-    X(DA_OP_NEG, DA_CLASS_C128, c128, neg, c128)   \
-    X(DA_OP_ABS, DA_CLASS_C128, c128, abs, f64)    \
-    X(DA_OP_COPY, DA_CLASS_C128, c128, copy, c128)
-
 typedef struct {
     int ndim;
     int nin;                    /* 1 or 2 */

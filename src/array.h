@@ -40,6 +40,8 @@ typedef struct {
 #define DA_ITEMSIZE(a) da_itemsize((a)->typenum)
 #define DA_NBYTES(a) ((a)->size * (int64_t)DA_ITEMSIZE(a))
 
+/* Defined in array.c; its protocol, method and attribute tables are filled
+   in by arraytype.c before it is readied. */
 extern PyTypeObject DeviceArray_Type;
 
 /* devarray.AxisError: a ValueError and an IndexError, as NumPy's. */
@@ -48,6 +50,7 @@ extern PyObject *array_AxisError;
 /* The type is not subclassable, so this is exact. */
 #define DeviceArray_Check(op) Py_IS_TYPE(op, &DeviceArray_Type)
 
+/* Create devarray.AxisError and add it to the module. */
 int array_module_init(PyObject *module);
 
 /* Validate a shape (each >= 0, total bytes fit in int64) and return the
@@ -65,6 +68,16 @@ DeviceArrayObject *array_new_view(int backend, int device, int typenum,
                                   const int64_t *strides, char *data,
                                   PyObject *base, int flags);
 
+/* A view of a's memory (kept alive through its owner) with another shape,
+   strides and first element, and a's dtype and flags. */
+DeviceArrayObject *array_view_of(DeviceArrayObject *a, int ndim,
+                                 const int64_t *shape, const int64_t *strides,
+                                 char *data);
+
+/* The view of a with its axes permuted: axes[i] is the axis of a that
+   becomes axis i; NULL reverses them (a.T). */
+DeviceArrayObject *array_transposed(DeviceArrayObject *a, const int *axes);
+
 int array_is_c_contiguous(const DeviceArrayObject *a);
 
 /* A tuple of n Python ints (shapes, strides). */
@@ -77,16 +90,5 @@ int array_parse_shape(PyObject *obj, int64_t *shape);
 /* NumPy's axis normalisation: -ndim <= value < ndim, else IndexError (NumPy
    AxisError, a subclass of both IndexError and ValueError) raised here too. */
 int array_normalize_axis(PyObject *value, int ndim, int *axis);
-
-/* A new C-contiguous array with a's values cast to typenum. */
-DeviceArrayObject *array_cast(DeviceArrayObject *a, int typenum);
-
-/* A new array on `backend` with a's values cast to typenum (-1: a's dtype),
-   copied through host memory when the backends differ. */
-PyObject *array_to_backend(DeviceArrayObject *a, int typenum, int backend);
-
-/* A C-contiguous array with a's values cast to typenum: a itself (new
-   reference) when it already is one of that dtype. */
-DeviceArrayObject *array_contiguous_as(DeviceArrayObject *a, int typenum);
 
 #endif /* DEVARRAY_SRC_ARRAY_H_ */

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "copy.h"
 #include "backend.h"
 #include "convert.h"
 #include "dtype.h"
@@ -116,7 +117,7 @@ convert_copy_to_host(DeviceArrayObject *a, void *dst)
     if (a->size == 0) {
         return 0;
     }
-    contiguous = array_contiguous_as(a, a->typenum);
+    contiguous = copy_contiguous_as(a, a->typenum);
     if (contiguous == NULL) {
         goto done;
     }

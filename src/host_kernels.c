@@ -1,7 +1,7 @@
 /*
  * The host backend: da_host_elementwise and da_host_sum (kernels/launch.h)
  * as plain C loops.  They are also the reference for the CUDA kernels, and
- * compute with the same functions of kernels/ops.h.
+ * compute with the same element functions of kernels/optable.h.
  *
  * Elementwise ops take one of two loops, as in kernels/elementwise.cu:
  *   - contiguous: ndim <= 1, every array operand contiguous and of the
@@ -25,15 +25,7 @@
 
 #include "../kernels/launch.h"
 
-/* The C type and da_scalar member of each class, by ops.h name. */
-#define HOST_CTYPE_bool uint8_t
-#define HOST_CTYPE_sint int64_t
-#define HOST_CTYPE_uint uint64_t
-#define HOST_CTYPE_f32 float
-#define HOST_CTYPE_f64 double
-#define HOST_CTYPE_c64 da_c64
-#define HOST_CTYPE_c128 da_c128
-
+/* The da_scalar member of each class, by its name in dtypes.h. */
 #define HOST_SCALAR_bool b
 #define HOST_SCALAR_sint s
 #define HOST_SCALAR_uint u
@@ -55,31 +47,20 @@
 #define HOST_DTYPES_c64(M, ...) M(DA_COMPLEX64, __VA_ARGS__)
 #define HOST_DTYPES_c128(M, ...) M(DA_COMPLEX128, __VA_ARGS__)
 
-/* da_<cname>_<opname> on one or two operands (unary ops drop b). */
-#define HOST_APPLY_add(CNAME, a, b) da_##CNAME##_add(a, b)
-#define HOST_APPLY_sub(CNAME, a, b) da_##CNAME##_sub(a, b)
-#define HOST_APPLY_mul(CNAME, a, b) da_##CNAME##_mul(a, b)
-#define HOST_APPLY_div(CNAME, a, b) da_##CNAME##_div(a, b)
-#define HOST_APPLY_neg(CNAME, a, b) da_##CNAME##_neg(a)
-#define HOST_APPLY_abs(CNAME, a, b) da_##CNAME##_abs(a)
-#define HOST_APPLY_copy(CNAME, a, b) da_##CNAME##_copy(a)
-
 /* ---- contiguous loops -------------------------------------------------- */
 
 /* One dtype's loops: the element at byte offset i * size of each array is
    loaded and stored with a constant typenum, so the switches fold away. */
-#define HOST_CONTIGUOUS_CASE(TYPENUM, OP, CNAME, OPNAME, RNAME)               \
+#define HOST_CONTIGUOUS_CASE(TYPENUM, OP, CNAME, RNAME, FN)               \
     case TYPENUM: {                                                           \
         const int64_t size = da_itemsize(TYPENUM);                            \
         int64_t i;                                                            \
-        if (!DA_OP_IS_BINARY(OP)) {                                           \
+        if (da_op_nin(OP) == 1) {                                             \
             if (in0 != NULL) {                                                \
                 for (i = 0; i < n; i++) {                                     \
                     da_store_##RNAME(                                         \
                         out + i * size, TYPENUM,                              \
-                        HOST_APPLY_##OPNAME(                                  \
-                            CNAME, da_load_##CNAME(in0 + i * size, TYPENUM),  \
-                            s1));                                             \
+                        FN(da_load_##CNAME(in0 + i * size, TYPENUM), s1));    \
                 }                                                             \
                 break;                                                        \
             }                                                                 \
@@ -88,9 +69,8 @@
             for (i = 0; i < n; i++) {                                         \
                 da_store_##RNAME(                                             \
                     out + i * size, TYPENUM,                                  \
-                    HOST_APPLY_##OPNAME(                                      \
-                        CNAME, da_load_##CNAME(in0 + i * size, TYPENUM),      \
-                        da_load_##CNAME(in1 + i * size, TYPENUM)));           \
+                    FN(da_load_##CNAME(in0 + i * size, TYPENUM),              \
+                       da_load_##CNAME(in1 + i * size, TYPENUM)));            \
             }                                                                 \
             break;                                                            \
         }                                                                     \
@@ -98,8 +78,7 @@
             for (i = 0; i < n; i++) {                                         \
                 da_store_##RNAME(                                             \
                     out + i * size, TYPENUM,                                  \
-                    HOST_APPLY_##OPNAME(                                      \
-                        CNAME, da_load_##CNAME(in0 + i * size, TYPENUM), s1)); \
+                    FN(da_load_##CNAME(in0 + i * size, TYPENUM), s1));        \
             }                                                                 \
             break;                                                            \
         }                                                                     \
@@ -107,39 +86,37 @@
             for (i = 0; i < n; i++) {                                         \
                 da_store_##RNAME(                                             \
                     out + i * size, TYPENUM,                                  \
-                    HOST_APPLY_##OPNAME(                                      \
-                        CNAME, s0, da_load_##CNAME(in1 + i * size, TYPENUM))); \
+                    FN(s0, da_load_##CNAME(in1 + i * size, TYPENUM)));        \
             }                                                                 \
             break;                                                            \
         }                                                                     \
         /* scalar operands only: a fill */                                    \
         for (i = 0; i < n; i++) {                                             \
             da_store_##RNAME(out + i * size, TYPENUM,                         \
-                             HOST_APPLY_##OPNAME(CNAME, s0, s1));             \
+                             FN(s0, s1));             \
         }                                                                     \
         break;                                                                \
     }
 
-#define HOST_DEFINE_CONTIGUOUS(OP, CLS, CNAME, OPNAME, RNAME)                 \
+#define HOST_DEFINE_CONTIGUOUS(OP, CLS, CNAME, RESULT, RNAME, FN, EXPR)      \
     static void                                                               \
-    contiguous_##CNAME##_##OPNAME(const da_elementwise *e)                    \
+    contiguous_##FN(const da_elementwise *e)                                  \
     {                                                                         \
         char *out = e->out.data;                                              \
         const char *in0 = e->in[0].data;                                      \
-        const char *in1 = DA_OP_IS_BINARY(OP) ? e->in[1].data : NULL;         \
-        const HOST_CTYPE_##CNAME s0 = e->in[0].scalar.HOST_SCALAR_##CNAME;    \
-        const HOST_CTYPE_##CNAME s1 =                                         \
-            DA_OP_IS_BINARY(OP) ? e->in[1].scalar.HOST_SCALAR_##CNAME : s0;   \
+        const char *in1 = da_op_nin(OP) == 2 ? e->in[1].data : NULL;         \
+        const DA_CTYPE_##CNAME s0 = e->in[0].scalar.HOST_SCALAR_##CNAME;    \
+        const DA_CTYPE_##CNAME s1 =                                         \
+            da_op_nin(OP) == 2 ? e->in[1].scalar.HOST_SCALAR_##CNAME : s0;   \
         const int64_t n = e->size;                                            \
-        (void)s1; /* unary ops drop it */                                     \
         switch (e->out.typenum) {                                             \
-            HOST_DTYPES_##CNAME(HOST_CONTIGUOUS_CASE, OP, CNAME, OPNAME, RNAME) \
+            HOST_DTYPES_##CNAME(HOST_CONTIGUOUS_CASE, OP, CNAME, RNAME, FN) \
             default:                                                          \
                 break;                                                        \
         }                                                                     \
     }
 
-DA_FOR_EACH_ELEMENTWISE(HOST_DEFINE_CONTIGUOUS)
+DA_FOR_EACH_KERNEL(HOST_DEFINE_CONTIGUOUS)
 
 /* ---- strided loops ------------------------------------------------------- */
 
@@ -212,31 +189,30 @@ host_iter_next(host_iter *it)
          ? da_load_##CNAME((operand)->data + (offset), (operand)->typenum)    \
          : (operand)->scalar.HOST_SCALAR_##CNAME)
 
-#define HOST_DEFINE_STRIDED(OP, CLS, CNAME, OPNAME, RNAME)                    \
+#define HOST_DEFINE_STRIDED(OP, CLS, CNAME, RESULT, RNAME, FN, EXPR)         \
     static void                                                               \
-    strided_##CNAME##_##OPNAME(const da_elementwise *e)                       \
+    strided_##FN(const da_elementwise *e)                                     \
     {                                                                         \
         host_iter it;                                                         \
         host_iter_init(&it, e);                                               \
         do {                                                                  \
             int64_t j;                                                        \
             for (j = 0; j < it.inner; j++) {                                  \
-                const HOST_CTYPE_##CNAME a = HOST_LOAD_OPERAND(               \
+                const DA_CTYPE_##CNAME a = HOST_LOAD_OPERAND(               \
                     CNAME, &e->in[0], it.off[1] + j * it.step[1]);            \
-                const HOST_CTYPE_##CNAME b =                                  \
-                    DA_OP_IS_BINARY(OP)                                       \
+                const DA_CTYPE_##CNAME b =                                  \
+                    da_op_nin(OP) == 2                                       \
                         ? HOST_LOAD_OPERAND(CNAME, &e->in[1],                 \
                                             it.off[2] + j * it.step[2])       \
                         : a;                                                  \
-                (void)b; /* unary ops drop it */                              \
                 da_store_##RNAME(e->out.data + it.off[0] + j * it.step[0],    \
                                  e->out.typenum,                              \
-                                 HOST_APPLY_##OPNAME(CNAME, a, b));           \
+                                 FN(a, b));           \
             }                                                                 \
         } while (host_iter_next(&it));                                        \
     }
 
-DA_FOR_EACH_ELEMENTWISE(HOST_DEFINE_STRIDED)
+DA_FOR_EACH_KERNEL(HOST_DEFINE_STRIDED)
 
 /* ---- moves ------------------------------------------------------------------ */
 
@@ -314,7 +290,7 @@ da_host_elementwise(int op, int cls, const da_elementwise *e)
 
     if (e == NULL || e->ndim < 0 || e->ndim > DA_MAXDIMS || op < 0 ||
         op >= DA_NOPS || cls < 0 || cls >= DA_NCLASSES ||
-        e->nin != (DA_OP_IS_BINARY(op) ? 2 : 1)) {
+        e->nin != (da_op_nin(op))) {
         return -1;
     }
     if (e->size <= 0) {
@@ -326,16 +302,16 @@ da_host_elementwise(int op, int cls, const da_elementwise *e)
     }
     contiguous = is_contiguous_problem(cls, e);
     switch (op * DA_NCLASSES + cls) {
-#define HOST_CASE(OP, CLS, CNAME, OPNAME, RNAME)      \
-        case OP * DA_NCLASSES + CLS:                  \
-            if (contiguous) {                         \
-                contiguous_##CNAME##_##OPNAME(e);     \
-            }                                         \
-            else {                                    \
-                strided_##CNAME##_##OPNAME(e);        \
-            }                                         \
+#define HOST_CASE(OP, CLS, CNAME, RESULT, RNAME, FN, EXPR) \
+        case OP * DA_NCLASSES + CLS:                      \
+            if (contiguous) {                             \
+                contiguous_##FN(e);                       \
+            }                                             \
+            else {                                        \
+                strided_##FN(e);                          \
+            }                                             \
             return 0;
-        DA_FOR_EACH_ELEMENTWISE(HOST_CASE)
+        DA_FOR_EACH_KERNEL(HOST_CASE)
 #undef HOST_CASE
         default:
             return -1;
@@ -350,10 +326,10 @@ da_host_elementwise(int op, int cls, const da_elementwise *e)
 /* Pairwise sum of n real elements of dtype TYPENUM (stride `size`) in class
    CNAME: NumPy's @TYPE@_pairwise_sum, step for step. */
 #define HOST_DEFINE_PAIRWISE_REAL(FNAME, CNAME, TYPENUM)                      \
-    static HOST_CTYPE_##CNAME                                                 \
+    static DA_CTYPE_##CNAME                                                 \
     FNAME(const char *p, int64_t n)                                           \
     {                                                                         \
-        typedef HOST_CTYPE_##CNAME ct;                                        \
+        typedef DA_CTYPE_##CNAME ct;                                        \
         const int64_t size = da_itemsize(TYPENUM);                            \
         int64_t i, k;                                                         \
         if (n < 8) {                                                          \
@@ -396,10 +372,10 @@ da_host_elementwise(int op, int cls, const da_elementwise *e)
 /* The complex version: NumPy sums the interleaved real and imaginary parts
    as 2n scalars, which is 4 complex partial sums in blocks of 64. */
 #define HOST_DEFINE_PAIRWISE_COMPLEX(FNAME, CNAME, TYPENUM)                   \
-    static HOST_CTYPE_##CNAME                                                 \
+    static DA_CTYPE_##CNAME                                                 \
     FNAME(const char *p, int64_t n)                                           \
     {                                                                         \
-        typedef HOST_CTYPE_##CNAME ct;                                        \
+        typedef DA_CTYPE_##CNAME ct;                                        \
         const int64_t size = da_itemsize(TYPENUM);                            \
         int64_t i, k;                                                         \
         if (n < 4) {                                                          \
@@ -452,7 +428,7 @@ HOST_DEFINE_PAIRWISE_COMPLEX(pairwise_complex128, c128, DA_COMPLEX128)
         int64_t s;                                                            \
         for (s = 0; s < nsegments; s++) {                                     \
             const char *p = src + s * seglen * size;                          \
-            const HOST_CTYPE_##CNAME r = da_##CNAME##_add(                    \
+            const DA_CTYPE_##CNAME r = da_##CNAME##_add(                    \
                 da_bool_to_##CNAME(0), FNAME(p, seglen));                     \
             da_store_##CNAME(dst + s * acc_size, acc_typenum, r);             \
         }                                                                     \
@@ -465,7 +441,7 @@ HOST_DEFINE_PAIRWISE_COMPLEX(pairwise_complex128, c128, DA_COMPLEX128)
         int64_t s, i;                                                         \
         for (s = 0; s < nsegments; s++) {                                     \
             const char *p = src + s * seglen * size;                          \
-            HOST_CTYPE_##CNAME r = 0;                                         \
+            DA_CTYPE_##CNAME r = 0;                                         \
             for (i = 0; i < seglen; i++) {                                    \
                 r = da_##CNAME##_add(r, da_load_##CNAME(p + i * size, TYPENUM)); \
             }                                                                 \

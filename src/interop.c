@@ -21,6 +21,7 @@
 #include "interop.h"
 
 #include "backend.h"
+#include "copy.h"
 #include "dtype.h"
 
 /* ---- the DLPack ABI (from the DLPack specification, version 1.x) -------- */
@@ -350,7 +351,7 @@ interop_dlpack(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
         return NULL;
     }
     if (copy == Py_True) {
-        source = array_contiguous_as(self, self->typenum);
+        source = copy_contiguous_as(self, self->typenum);
         if (source != NULL && source == self) {
             Py_DECREF(source);
             source = array_new(self->backend, self->typenum, self->ndim,
@@ -980,7 +981,7 @@ interop_from_dlpack(PyObject *obj, int backend, int copy)
         goto error;
     }
     if (view->backend != backend || copy == 1) {
-        result = (DeviceArrayObject *)array_to_backend(view, -1, backend);
+        result = (DeviceArrayObject *)copy_to_backend(view, -1, backend);
     }
     else {
         result = view;

@@ -10,12 +10,15 @@
 #include "common.h"
 
 #include "array.h"
+#include "arraytype.h"
 #include "backend.h"
 #include "convert.h"
+#include "copy.h"
 #include "dtype.h"
 #include "elementwise.h"
 #include "interop.h"
 #include "reduce.h"
+#include "ufunc.h"
 
 static PyObject *
 module_to_device(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
@@ -32,7 +35,7 @@ module_to_device(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
         return NULL;
     }
     if (DeviceArray_Check(obj)) {
-        return array_to_backend((DeviceArrayObject *)obj, typenum, backend);
+        return copy_to_backend((DeviceArrayObject *)obj, typenum, backend);
     }
     if (!PyObject_CheckBuffer(obj)) {
         PyErr_Format(PyExc_TypeError,
@@ -96,7 +99,7 @@ module_asarray(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
             Py_INCREF(obj);
             return obj;
         }
-        return (PyObject *)array_cast(a, typenum);
+        return (PyObject *)copy_cast(a, typenum);
     }
     backend = backend_default();
     if (backend < 0) {
@@ -115,7 +118,7 @@ module_asarray(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     if (typenum < 0 || typenum == imported->typenum) {
         return (PyObject *)imported;
     }
-    result = (PyObject *)array_cast(imported, typenum);
+    result = (PyObject *)copy_cast(imported, typenum);
     Py_DECREF(imported);
     return result;
 }
@@ -417,6 +420,34 @@ static struct PyModuleDef module_def = {
     .m_methods = module_methods,
 };
 
+/* __all__: every name the module defines that does not start with '_', so
+   the package re-exports new functions without a list to keep in step. */
+static int
+module_add_all(PyObject *module)
+{
+    PyObject *dict = PyModule_GetDict(module), *names = NULL, *name;
+    Py_ssize_t pos = 0;
+    int status = -1;
+
+    names = PyList_New(0);
+    if (names == NULL) {
+        return -1;
+    }
+    while (PyDict_Next(dict, &pos, &name, NULL)) {
+        if (PyUnicode_Check(name) && PyUnicode_READ_CHAR(name, 0) != '_' &&
+            PyList_Append(names, name) < 0) {
+            goto error;
+        }
+    }
+    if (PyList_Sort(names) < 0) {
+        goto error;
+    }
+    status = PyModule_AddObjectRef(module, "__all__", names);
+error:
+    Py_DECREF(names);
+    return status;
+}
+
 PyMODINIT_FUNC
 PyInit__core(void)
 {
@@ -425,8 +456,9 @@ PyInit__core(void)
         return NULL;
     }
     if (backend_module_init(module) < 0 || dtype_module_init(module) < 0 ||
-        array_module_init(module) < 0 || convert_module_init(module) < 0 ||
-        interop_module_init(module) < 0) {
+        array_module_init(module) < 0 || arraytype_module_init(module) < 0 ||
+        convert_module_init(module) < 0 || interop_module_init(module) < 0 ||
+        ufunc_module_init(module) < 0 || module_add_all(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }

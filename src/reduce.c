@@ -12,6 +12,7 @@
 #include "reduce.h"
 
 #include "backend.h"
+#include "copy.h"
 #include "dtype.h"
 #include "elementwise.h"
 
@@ -171,7 +172,7 @@ reduce_sum(DeviceArrayObject *a, PyObject *axis, int typenum, int keepdims)
         if (permuted == NULL) {
             goto error;
         }
-        source = array_contiguous_as(permuted, source_type);
+        source = copy_contiguous_as(permuted, source_type);
         if (source == NULL) {
             goto error;
         }

@@ -1,0 +1,197 @@
+/*
+ * The elementwise ops: the one place where an op is defined.  Everything
+ * else is generated from the two tables below: the op enum, the element
+ * functions, the CUDA kernels and host loops that both backends instantiate
+ * (kernels/elementwise.cu, src/host_kernels.c), the type resolution of the
+ * Python functions and their registration as devarray.<name> (src/ufunc.c).
+ * docs/design.md walks through adding an op.
+ *
+ * DA_FOR_EACH_OP(X): one row per op, X(ID, name, nin, rule, doc):
+ *   ID    the op is DA_OP_<ID>;
+ *   name  its Python function, devarray.<name>;
+ *   nin   1 or 2 operands;
+ *   rule  how the operands' promoted dtype (NumPy 2's result_type, NEP 50
+ *         for Python scalars) becomes the dtype the op computes in:
+ *           SAME     the promoted dtype itself;
+ *           FLOAT64  bool and integers compute in float64 (true division);
+ *           INEXACT  bool and integers compute in the smallest float that
+ *                    holds them, as NumPy's math functions do (bool, int8,
+ *                    uint8 -> float16; int16, uint16 -> float32; wider ->
+ *                    float64);
+ *   doc   the docstring after the signature; "" for an op that is not a
+ *         Python function (COPY: casts and copies).
+ *
+ * DA_FOR_EACH_LOOP(L, P): the element expressions, one or more rows per op,
+ * L(P, ID, classes, result, expression) (P is the table's caller's):
+ *   classes     the compute classes the expression serves: one of the
+ *               DA_CLASSES_<group> below;
+ *   result      SAME (the computed dtype), BOOL, or REAL (a complex class's
+ *               real dtype: complex64 -> float32; a real class's own dtype);
+ *   expression  in `a` (and `b` for binary ops), values of the class's C
+ *               type (dtypes.h), written with ops.h's functions; it must
+ *               read the same on the host (C11) and on the GPU (CUDA C++).
+ * A dtype whose class has no loop for an op is a TypeError.
+ */
+#ifndef DEVARRAY_KERNELS_OPTABLE_H_
+#define DEVARRAY_KERNELS_OPTABLE_H_
+
+#include "ops.h"
+
+/* clang-format off */
+#define DA_FOR_EACH_OP(X)                                                     \
+    X(ADD,   add,      2, SAME,    "Add x1 and x2 elementwise (x1 + x2).")    \
+    X(SUB,   subtract, 2, SAME,    "Subtract x2 from x1 elementwise (x1 - x2).") \
+    X(MUL,   multiply, 2, SAME,    "Multiply x1 and x2 elementwise (x1 * x2).") \
+    X(DIV,   divide,   2, FLOAT64, "Divide x1 by x2 elementwise (x1 / x2).")  \
+    X(NEG,   negative, 1, SAME,    "The numerical negative of x elementwise (-x).") \
+    X(ABS,   abs,      1, SAME,    "The absolute value of x elementwise; for " \
+                                   "complex x, its magnitude.")               \
+    X(COPY,  copy,     1, SAME,    "")
+
+#define DA_FOR_EACH_LOOP(L, P)                                                \
+    L(P, ADD,   BOOL,  SAME, da_bool_add(a, b))                               \
+    L(P, ADD,   SINT,  SAME, da_sint_add(a, b))                               \
+    L(P, ADD,   UINT,  SAME, da_uint_add(a, b))                               \
+    L(P, ADD,   F32,   SAME, da_f32_add(a, b))                                \
+    L(P, ADD,   F64,   SAME, da_f64_add(a, b))                                \
+    L(P, ADD,   C64,   SAME, da_c64_add(a, b))                                \
+    L(P, ADD,   C128,  SAME, da_c128_add(a, b))                               \
+    L(P, SUB,   SINT,  SAME, da_sint_sub(a, b))                               \
+    L(P, SUB,   UINT,  SAME, da_uint_sub(a, b))                               \
+    L(P, SUB,   F32,   SAME, da_f32_sub(a, b))                                \
+    L(P, SUB,   F64,   SAME, da_f64_sub(a, b))                                \
+    L(P, SUB,   C64,   SAME, da_c64_sub(a, b))                                \
+    L(P, SUB,   C128,  SAME, da_c128_sub(a, b))                               \
+    L(P, MUL,   BOOL,  SAME, da_bool_mul(a, b))                               \
+    L(P, MUL,   SINT,  SAME, da_sint_mul(a, b))                               \
+    L(P, MUL,   UINT,  SAME, da_uint_mul(a, b))                               \
+    L(P, MUL,   F32,   SAME, da_f32_mul(a, b))                                \
+    L(P, MUL,   F64,   SAME, da_f64_mul(a, b))                                \
+    L(P, MUL,   C64,   SAME, da_c64_mul(a, b))                                \
+    L(P, MUL,   C128,  SAME, da_c128_mul(a, b))                               \
+    L(P, DIV,   F32,   SAME, da_f32_div(a, b))                                \
+    L(P, DIV,   F64,   SAME, da_f64_div(a, b))                                \
+    L(P, DIV,   C64,   SAME, da_c64_div(a, b))                                \
+    L(P, DIV,   C128,  SAME, da_c128_div(a, b))                               \
+    L(P, NEG,   SINT,  SAME, da_sint_neg(a))                                  \
+    L(P, NEG,   UINT,  SAME, da_uint_neg(a))                                  \
+    L(P, NEG,   F32,   SAME, da_f32_neg(a))                                   \
+    L(P, NEG,   F64,   SAME, da_f64_neg(a))                                   \
+    L(P, NEG,   C64,   SAME, da_c64_neg(a))                                   \
+    L(P, NEG,   C128,  SAME, da_c128_neg(a))                                  \
+    L(P, ABS,   BOOL,  SAME, da_bool_abs(a))                                  \
+    L(P, ABS,   SINT,  SAME, da_sint_abs(a))                                  \
+    L(P, ABS,   UINT,  SAME, da_uint_abs(a))                                  \
+    L(P, ABS,   F32,   SAME, da_f32_abs(a))                                   \
+    L(P, ABS,   F64,   SAME, da_f64_abs(a))                                   \
+    L(P, ABS,   C64,   REAL, da_c64_abs(a))                                   \
+    L(P, ABS,   C128,  REAL, da_c128_abs(a))                                  \
+    L(P, COPY,  ALL,   SAME, a)
+
+/* The class groups a loop row may name: Y(DA_CLASS_<X>, cname, ...) for
+   each class in the group; cname is the class's name in dtypes.h. */
+#define DA_CLASSES_BOOL(Y, ...) Y(DA_CLASS_BOOL, bool, __VA_ARGS__)
+#define DA_CLASSES_SINT(Y, ...) Y(DA_CLASS_SINT, sint, __VA_ARGS__)
+#define DA_CLASSES_UINT(Y, ...) Y(DA_CLASS_UINT, uint, __VA_ARGS__)
+#define DA_CLASSES_F32(Y, ...) Y(DA_CLASS_F32, f32, __VA_ARGS__)
+#define DA_CLASSES_F64(Y, ...) Y(DA_CLASS_F64, f64, __VA_ARGS__)
+#define DA_CLASSES_C64(Y, ...) Y(DA_CLASS_C64, c64, __VA_ARGS__)
+#define DA_CLASSES_C128(Y, ...) Y(DA_CLASS_C128, c128, __VA_ARGS__)
+#define DA_CLASSES_INT(Y, ...) DA_CLASSES_SINT(Y, __VA_ARGS__) DA_CLASSES_UINT(Y, __VA_ARGS__)
+#define DA_CLASSES_FLOAT(Y, ...) DA_CLASSES_F32(Y, __VA_ARGS__) DA_CLASSES_F64(Y, __VA_ARGS__)
+#define DA_CLASSES_COMPLEX(Y, ...) DA_CLASSES_C64(Y, __VA_ARGS__) DA_CLASSES_C128(Y, __VA_ARGS__)
+#define DA_CLASSES_REAL(Y, ...) DA_CLASSES_INT(Y, __VA_ARGS__) DA_CLASSES_FLOAT(Y, __VA_ARGS__)
+#define DA_CLASSES_INEXACT(Y, ...) DA_CLASSES_FLOAT(Y, __VA_ARGS__) DA_CLASSES_COMPLEX(Y, __VA_ARGS__)
+#define DA_CLASSES_ALL(Y, ...)                                                \
+    DA_CLASSES_BOOL(Y, __VA_ARGS__) DA_CLASSES_REAL(Y, __VA_ARGS__)           \
+    DA_CLASSES_COMPLEX(Y, __VA_ARGS__)
+/* clang-format on */
+
+/* ---- what the tables generate ------------------------------------------- */
+
+typedef enum {
+#define DA_OP_ENUM_(ID, name, nin, rule, doc) DA_OP_##ID,
+    DA_FOR_EACH_OP(DA_OP_ENUM_)
+#undef DA_OP_ENUM_
+    DA_NOPS
+} da_op;
+
+/* Result kinds and type rules, as the tables name them. */
+enum { DA_RESULT_SAME, DA_RESULT_BOOL, DA_RESULT_REAL };
+enum { DA_RULE_SAME, DA_RULE_FLOAT64, DA_RULE_INEXACT };
+
+/* The number of operands of an op (constexpr in CUDA, so kernels branch on
+   it at compile time). */
+#ifdef __cplusplus
+#define DA_CONSTEXPR constexpr
+#else
+#define DA_CONSTEXPR
+#endif
+DA_HD DA_CONSTEXPR int
+da_op_nin(int op)
+{
+    switch (op) {
+#define DA_OP_NIN_(ID, name, nin, rule, doc) \
+        case DA_OP_##ID:                     \
+            return nin;
+        DA_FOR_EACH_OP(DA_OP_NIN_)
+#undef DA_OP_NIN_
+        default:
+            return 0;
+    }
+}
+
+/* The C type of a class value, and the class a result of each kind is
+   stored from, by class name. */
+#define DA_CTYPE(cname) DA_CTYPE_I_(cname)
+#define DA_CTYPE_I_(cname) DA_CTYPE_##cname
+#define DA_CTYPE_bool uint8_t
+#define DA_CTYPE_sint int64_t
+#define DA_CTYPE_uint uint64_t
+#define DA_CTYPE_f32 float
+#define DA_CTYPE_f64 double
+#define DA_CTYPE_c64 da_c64
+#define DA_CTYPE_c128 da_c128
+
+#define DA_RESULT_CNAME_SAME(cname) cname
+#define DA_RESULT_CNAME_BOOL(cname) bool
+#define DA_RESULT_CNAME_REAL(cname) DA_REAL_##cname
+#define DA_REAL_bool bool
+#define DA_REAL_sint sint
+#define DA_REAL_uint uint
+#define DA_REAL_f32 f32
+#define DA_REAL_f64 f64
+#define DA_REAL_c64 f32
+#define DA_REAL_c128 f64
+
+/*
+ * DA_FOR_EACH_KERNEL(K): every (op, class) pair of the loop table, as
+ *   K(OP, CLS, CNAME, RESULT, RNAME, FN, EXPR)
+ * OP and CLS are the enum values, CNAME the class's name, RESULT the
+ * DA_RESULT_<kind>, RNAME the class name the result is stored as
+ * (da_store_<RNAME>), FN the element function da_op_<ID>_<CNAME>(a, b)
+ * defined below, EXPR its expression.  Both backends instantiate exactly
+ * this list.
+ */
+#define DA_FOR_EACH_KERNEL(K) DA_FOR_EACH_LOOP(DA_LOOP_CLASSES_, K)
+#define DA_LOOP_CLASSES_(K, ID, classes, result, expr) \
+    DA_CLASSES_##classes(DA_LOOP_CLASS_, K, ID, result, expr)
+#define DA_LOOP_CLASS_(CLS, cname, K, ID, result, expr)                       \
+    DA_LOOP_KERNEL_(K, DA_OP_##ID, CLS, cname, DA_RESULT_##result,           \
+                    DA_RESULT_CNAME_##result(cname), da_op_##ID##_##cname, expr)
+#define DA_LOOP_KERNEL_(K, OP, CLS, CNAME, RESULT, RNAME, FN, EXPR) \
+    K(OP, CLS, CNAME, RESULT, RNAME, FN, EXPR)
+
+/* The element functions.  Every one takes two operands; a unary op's
+   kernels pass its operand twice, and its expression reads only `a`. */
+#define DA_DEFINE_ELEMENT_FN_(OP, CLS, CNAME, RESULT, RNAME, FN, EXPR)        \
+    DA_HD DA_CTYPE(RNAME) FN(DA_CTYPE(CNAME) a, DA_CTYPE(CNAME) b)            \
+    {                                                                         \
+        (void)a;                                                              \
+        (void)b;                                                              \
+        return (EXPR);                                                        \
+    }
+DA_FOR_EACH_KERNEL(DA_DEFINE_ELEMENT_FN_)
+#undef DA_DEFINE_ELEMENT_FN_
+
+#endif /* DEVARRAY_KERNELS_OPTABLE_H_ */

@@ -1,0 +1,21 @@
+/*
+ * Copies and casts of whole arrays (see copy.c).
+ */
+#ifndef DEVARRAY_SRC_COPY_H_
+#define DEVARRAY_SRC_COPY_H_
+
+#include "common.h"
+#include "array.h"
+
+/* A new C-contiguous array with a's values cast to typenum. */
+DeviceArrayObject *copy_cast(DeviceArrayObject *a, int typenum);
+
+/* A C-contiguous array with a's values cast to typenum: a itself (new
+   reference) when it already is one of that dtype. */
+DeviceArrayObject *copy_contiguous_as(DeviceArrayObject *a, int typenum);
+
+/* A new array on `backend` with a's values cast to typenum (-1: a's dtype),
+   copied through host memory when the backends differ. */
+PyObject *copy_to_backend(DeviceArrayObject *a, int typenum, int backend);
+
+#endif /* DEVARRAY_SRC_COPY_H_ */

@@ -1,0 +1,14 @@
+/*
+ * Indexing of DeviceArrays (see indexing.c).
+ */
+#ifndef DEVARRAY_SRC_INDEXING_H_
+#define DEVARRAY_SRC_INDEXING_H_
+
+#include "common.h"
+#include "array.h"
+
+/* self[key] for a basic index (an int, slice, Ellipsis, None or a tuple of
+   them): a view.  NULL with IndexError/TypeError for anything else. */
+PyObject *indexing_subscript(DeviceArrayObject *self, PyObject *key);
+
+#endif /* DEVARRAY_SRC_INDEXING_H_ */

@@ -1,0 +1,278 @@
+/*
+ * The methods of DeviceArray (its method table): conversions to the host,
+ * sums, copies and casts, reshapes and transposes, the DLPack export, and
+ * the module's private test helpers about arrays.
+ */
+#include "methods.h"
+
+#include "array.h"
+#include "convert.h"
+#include "copy.h"
+#include "dtype.h"
+#include "interop.h"
+#include "number.h"
+#include "reduce.h"
+
+static PyObject *
+array_to_host(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"out", NULL};
+    PyObject *out = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:to_host", kwlist, &out)) {
+        return NULL;
+    }
+    return convert_to_host(self, out);
+}
+
+static PyObject *
+array_tolist(DeviceArrayObject *self, PyObject *Py_UNUSED(args))
+{
+    return convert_tolist(self);
+}
+
+static PyObject *
+array_item(DeviceArrayObject *self, PyObject *Py_UNUSED(args))
+{
+    return convert_item(self);
+}
+
+static PyObject *
+array_sum(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"axis", "dtype", "keepdims", NULL};
+    PyObject *axis = Py_None;
+    int typenum = -1, keepdims = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OO&p:sum", kwlist, &axis,
+                                     dtype_converter_optional, &typenum,
+                                     &keepdims)) {
+        return NULL;
+    }
+    return reduce_sum(self, axis, typenum, keepdims);
+}
+
+static PyObject *
+array_copy(DeviceArrayObject *self, PyObject *Py_UNUSED(args))
+{
+    return (PyObject *)copy_cast(self, self->typenum);
+}
+
+static PyObject *
+array_astype(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"dtype", "copy", NULL};
+    int typenum, copy = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|p:astype", kwlist,
+                                     dtype_converter_optional, &typenum,
+                                     &copy)) {
+        return NULL;
+    }
+    if (typenum < 0) {
+        PyErr_SetString(PyExc_TypeError, "astype() needs a dtype, not None");
+        return NULL;
+    }
+    if (!copy && typenum == self->typenum) {
+        Py_INCREF(self);
+        return (PyObject *)self;
+    }
+    return (PyObject *)copy_cast(self, typenum);
+}
+
+static PyObject *
+array_reshape(DeviceArrayObject *self, PyObject *args)
+{
+    int64_t shape[DA_MAXDIMS], strides[DA_MAXDIMS], known = 1, stride;
+    int ndim, i, unknown = -1;
+    DeviceArrayObject *contiguous = NULL;
+    PyObject *result = NULL, *shape_tuple;
+
+    ndim = array_parse_shape(PyTuple_GET_SIZE(args) == 1
+                                 ? PyTuple_GET_ITEM(args, 0)
+                                 : args,
+                             shape);
+    if (ndim < 0) {
+        return NULL;
+    }
+    for (i = 0; i < ndim; i++) {
+        if (shape[i] == -1 && unknown < 0) {
+            unknown = i;
+        }
+        else if (shape[i] < 0) {
+            PyErr_SetString(PyExc_ValueError,
+                            unknown >= 0 && shape[i] == -1
+                                ? "can only specify one unknown dimension"
+                                : "negative dimensions not allowed");
+            return NULL;
+        }
+        else {
+            known = shape[i] != 0 && known > INT64_MAX / shape[i] ? -1
+                                                                  : known * shape[i];
+        }
+    }
+    if (unknown >= 0) {
+        /* known == 0 leaves the unknown extent undetermined: an error */
+        if (known > 0 && self->size % known == 0) {
+            shape[unknown] = self->size / known;
+            known = self->size;
+        }
+        else {
+            known = -1;
+        }
+    }
+    if (known != self->size) {
+        if (unknown >= 0) {
+            shape[unknown] = -1;
+        }
+        shape_tuple = array_int64_tuple(ndim, shape);
+        if (shape_tuple != NULL) {
+            PyErr_Format(PyExc_ValueError,
+                         "cannot reshape array of size %lld into shape %R",
+                         (long long)self->size, shape_tuple);
+            Py_DECREF(shape_tuple);
+        }
+        return NULL;
+    }
+    if (array_shape_size(ndim, shape, DA_ITEMSIZE(self)) < 0) {
+        return NULL;
+    }
+    contiguous = copy_contiguous_as(self, self->typenum);
+    if (contiguous == NULL) {
+        return NULL;
+    }
+    stride = DA_ITEMSIZE(self);
+    for (i = ndim - 1; i >= 0; i--) {
+        strides[i] = stride;
+        stride *= shape[i] > 0 ? shape[i] : 1;
+    }
+    result = (PyObject *)array_view_of(contiguous, ndim, shape, strides,
+                                       contiguous->data);
+    Py_DECREF(contiguous);
+    return result;
+}
+
+/* Normalise axis `value` for `ndim` dimensions, as NumPy: -ndim <= axis < ndim. */
+static PyObject *
+array_transpose(DeviceArrayObject *self, PyObject *args)
+{
+    int axes[DA_MAXDIMS], seen[DA_MAXDIMS] = {0}, i;
+    PyObject *seq = args;
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+
+    if (n == 0 || (n == 1 && PyTuple_GET_ITEM(args, 0) == Py_None)) {
+        return (PyObject *)array_transposed(self, NULL);
+    }
+    if (n == 1 && !PyIndex_Check(PyTuple_GET_ITEM(args, 0))) {
+        seq = PyTuple_GET_ITEM(args, 0);
+    }
+    seq = PySequence_Fast(seq, "axes must be a sequence of ints");
+    if (seq == NULL) {
+        return NULL;
+    }
+    if (PySequence_Fast_GET_SIZE(seq) != self->ndim) {
+        PyErr_SetString(PyExc_ValueError, "axes don't match array");
+        goto error;
+    }
+    for (i = 0; i < self->ndim; i++) {
+        if (array_normalize_axis(PySequence_Fast_GET_ITEM(seq, i), self->ndim,
+                                 &axes[i]) < 0) {
+            goto error;
+        }
+        if (seen[axes[i]]++) {
+            PyErr_SetString(PyExc_ValueError, "repeated axis in transpose");
+            goto error;
+        }
+    }
+    Py_DECREF(seq);
+    return (PyObject *)array_transposed(self, axes);
+error:
+    Py_DECREF(seq);
+    return NULL;
+}
+
+static PyObject *
+array_array(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"dtype", "copy", NULL};
+    PyObject *dtype = Py_None, *copy = Py_None, *host = NULL, *result;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OO:__array__", kwlist,
+                                     &dtype, &copy)) {
+        return NULL;
+    }
+    if (copy == Py_False) {
+        PyErr_SetString(PyExc_ValueError,
+                        "a DeviceArray cannot be exposed to NumPy without a "
+                        "copy (its memory is on the device); use copy=None "
+                        "or copy=True");
+        return NULL;
+    }
+    host = convert_to_host(self, Py_None);
+    if (host == NULL || dtype == Py_None) {
+        return host;
+    }
+    result = PyObject_CallMethod(host, "astype", "O", dtype);
+    Py_DECREF(host);
+    return result;
+}
+
+static PyObject *
+array_readonly_view(PyObject *Py_UNUSED(module), PyObject *arg)
+{
+    DeviceArrayObject *self = (DeviceArrayObject *)arg, *view;
+    if (!DeviceArray_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "expected a DeviceArray");
+        return NULL;
+    }
+    view = array_view_of(self, self->ndim, DA_SHAPE(self), DA_STRIDES(self),
+                         self->data);
+    if (view != NULL) {
+        view->flags |= DA_FLAG_READONLY;
+    }
+    return (PyObject *)view;
+}
+
+PyMethodDef methods_table[] = {
+    {"to_host", (PyCFunction)(void (*)(void))array_to_host,
+     METH_VARARGS | METH_KEYWORDS,
+     "to_host($self, /, out=None)\n--\n\nCopy to host memory: a numpy.ndarray (a "
+     "memoryview without NumPy), or into the writable buffer `out`."},
+    {"tolist", (PyCFunction)array_tolist, METH_NOARGS,
+     "tolist($self, /)\n--\n\nThe values as nested Python lists."},
+    {"item", (PyCFunction)array_item, METH_NOARGS,
+     "item($self, /)\n--\n\nThe value of a size-1 array as a Python scalar."},
+    {"sum", (PyCFunction)(void (*)(void))array_sum,
+     METH_VARARGS | METH_KEYWORDS,
+     "sum($self, /, axis=None, dtype=None, keepdims=False)\n--\n\nSum of the elements "
+     "over the given axes, on the device."},
+    {"copy", (PyCFunction)array_copy, METH_NOARGS,
+     "copy($self, /)\n--\n\nA C-contiguous copy on the same backend."},
+    {"astype", (PyCFunction)(void (*)(void))array_astype,
+     METH_VARARGS | METH_KEYWORDS,
+     "astype($self, /, dtype, copy=True)\n--\n\nA copy cast to dtype."},
+    {"reshape", (PyCFunction)array_reshape, METH_VARARGS,
+     "reshape($self, /, *shape)\n--\n\nA view with a new shape (a copy when the array "
+     "is not C-contiguous)."},
+    {"transpose", (PyCFunction)array_transpose, METH_VARARGS,
+     "transpose($self, /, *axes)\n--\n\nA view with the axes permuted."},
+    {"__dlpack__", (PyCFunction)(void (*)(void))interop_dlpack,
+     METH_VARARGS | METH_KEYWORDS,
+     "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, "
+     "copy=None)"
+     "\n--\n\nExport as a DLPack capsule, ordered before the consumer's "
+     "stream."},
+    {"__dlpack_device__", (PyCFunction)interop_dlpack_device, METH_NOARGS,
+     "__dlpack_device__($self, /)\n--\n\n(device_type, device_id) as DLPack names "
+     "them."},
+    {"__complex__", (PyCFunction)number_complex, METH_NOARGS,
+     "complex(a) for a size-1 array."},
+    {"__array__", (PyCFunction)(void (*)(void))array_array,
+     METH_VARARGS | METH_KEYWORDS,
+     "__array__($self, /, dtype=None, copy=None)\n--\n\nA NumPy copy of the array."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* Private helpers for tests. */
+PyMethodDef methods_module_functions[] = {
+    {"_readonly_view", array_readonly_view, METH_O,
+     "A read-only view of a DeviceArray (for tests)."},
+    {NULL, NULL, 0, NULL},
+};
+

@@ -1,0 +1,422 @@
+/*
+ * The elementwise ops as Python calls: see ufunc.h.
+ *
+ * One call: identify the operands (DeviceArray or Python scalar), promote
+ * with dtype.c's tables (exact Python scalars are weak, NEP 50), apply the
+ * op's rule (optable.h) to get the dtype it computes in, find the loop for
+ * that dtype's class, broadcast, allocate the result (or check the in-place
+ * output), launch one elementwise kernel.  Nothing goes through the host.
+ */
+#include "ufunc.h"
+
+#include "array.h"
+#include "backend.h"
+#include "convert.h"
+#include "dtype.h"
+#include "elementwise.h"
+
+/* ---- the table, as data ----------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    int nin;
+    int rule; /* DA_RULE_* */
+} ufunc_info;
+
+static const ufunc_info ufunc_table[DA_NOPS] = {
+#define UFUNC_INFO_(ID, name, nin, rule, doc) \
+    [DA_OP_##ID] = {#name, nin, DA_RULE_##rule},
+    DA_FOR_EACH_OP(UFUNC_INFO_)
+#undef UFUNC_INFO_
+};
+
+/* 1 + the DA_RESULT_* kind of each (op, class) loop; 0 where there is none. */
+static const signed char ufunc_loops[DA_NOPS][DA_NCLASSES] = {
+#define UFUNC_LOOP_(OP, CLS, CNAME, RESULT, RNAME, FN, EXPR) [OP][CLS] = 1 + RESULT,
+    DA_FOR_EACH_KERNEL(UFUNC_LOOP_)
+#undef UFUNC_LOOP_
+};
+
+/* NumPy's math functions on bool and integers compute in the smallest
+   float that holds every value of the dtype. */
+static const signed char ufunc_inexact_of[DA_NTYPES] = {
+    [DA_BOOL] = DA_FLOAT16,   [DA_INT8] = DA_FLOAT16,  [DA_UINT8] = DA_FLOAT16,
+    [DA_INT16] = DA_FLOAT32,  [DA_UINT16] = DA_FLOAT32, [DA_INT32] = DA_FLOAT64,
+    [DA_UINT32] = DA_FLOAT64, [DA_INT64] = DA_FLOAT64, [DA_UINT64] = DA_FLOAT64,
+    [DA_FLOAT16] = DA_FLOAT16, [DA_FLOAT32] = DA_FLOAT32, [DA_FLOAT64] = DA_FLOAT64,
+    [DA_COMPLEX64] = DA_COMPLEX64, [DA_COMPLEX128] = DA_COMPLEX128,
+};
+
+static int
+ufunc_is_integer(int typenum)
+{
+    return typenum >= DA_INT8 && typenum <= DA_UINT64;
+}
+
+/* The dtype `op` computes in for operands promoted to `promoted`, the class
+   of its loop and the result dtype; -1 with TypeError when there is no
+   loop for it. */
+static int
+ufunc_resolve(int op, int promoted, int *compute, int *cls, int *result)
+{
+    const ufunc_info *info = &ufunc_table[op];
+    int loop;
+
+    *compute = promoted;
+    if (promoted == DA_BOOL || ufunc_is_integer(promoted)) {
+        if (info->rule == DA_RULE_FLOAT64) {
+            *compute = DA_FLOAT64;
+        }
+        else if (info->rule == DA_RULE_INEXACT) {
+            *compute = ufunc_inexact_of[promoted];
+        }
+    }
+    *cls = da_class_of(*compute);
+    loop = ufunc_loops[op][*cls];
+    if (loop == 0) {
+        PyErr_Format(PyExc_TypeError,
+                     "ufunc '%s' is not supported for the input dtype %s",
+                     info->name, dtype_table[*compute].name);
+        return -1;
+    }
+    switch (loop - 1) {
+        case DA_RESULT_BOOL:
+            *result = DA_BOOL;
+            break;
+        case DA_RESULT_REAL:
+            *result = *compute == DA_COMPLEX64    ? DA_FLOAT32
+                      : *compute == DA_COMPLEX128 ? DA_FLOAT64
+                                                  : *compute;
+            break;
+        default:
+            *result = *compute;
+            break;
+    }
+    return 0;
+}
+
+/* ---- operands ------------------------------------------------------------ */
+
+/* The kind of a Python scalar operand ('b', 'i', 'f', 'c'), or 0 when `obj`
+   is not one. */
+static char
+ufunc_scalar_kind(PyObject *obj)
+{
+    if (PyBool_Check(obj)) {
+        return 'b';
+    }
+    if (PyLong_Check(obj)) {
+        return 'i';
+    }
+    if (PyFloat_Check(obj)) {
+        return 'f';
+    }
+    if (PyComplex_Check(obj)) {
+        return 'c';
+    }
+    return 0;
+}
+
+/* NEP 50 makes only the exact Python types weak; a subclass (numpy.float64
+   is one of float) takes part in promotion as its default dtype. */
+static int
+ufunc_scalar_is_weak(PyObject *obj)
+{
+    return PyBool_Check(obj) || PyLong_CheckExact(obj) || PyFloat_CheckExact(obj) ||
+           PyComplex_CheckExact(obj);
+}
+
+static int
+ufunc_strong_scalar_typenum(char kind)
+{
+    switch (kind) {
+        case 'b':
+            return DA_BOOL;
+        case 'i':
+            return DA_INT64;
+        case 'f':
+            return DA_FLOAT64;
+        default:
+            return DA_COMPLEX128;
+    }
+}
+
+/* Two arrays must live in the same memory space to meet in one kernel. */
+static int
+ufunc_check_same_backend(const DeviceArrayObject *a, const DeviceArrayObject *b)
+{
+    if (a->backend != b->backend || a->device != b->device) {
+        PyErr_Format(PyExc_ValueError,
+                     "operands are on different backends or devices (%s:%d "
+                     "and %s:%d); copy one with to_host() and to_device()",
+                     a->backend == DA_BACKEND_CUDA ? "cuda" : "host", a->device,
+                     b->backend == DA_BACKEND_CUDA ? "cuda" : "host", b->device);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether the memory spans of a and b intersect. */
+static int
+ufunc_arrays_overlap(const DeviceArrayObject *a, const DeviceArrayObject *b)
+{
+    const DeviceArrayObject *arrays[2] = {a, b};
+    char *lo[2], *hi[2];
+    int k, i;
+    if (a->size == 0 || b->size == 0) {
+        return 0;
+    }
+    for (k = 0; k < 2; k++) {
+        const DeviceArrayObject *x = arrays[k];
+        lo[k] = hi[k] = x->data;
+        for (i = 0; i < x->ndim; i++) {
+            int64_t extent = (DA_SHAPE(x)[i] - 1) * DA_STRIDES(x)[i];
+            if (extent < 0) {
+                lo[k] += extent;
+            }
+            else {
+                hi[k] += extent;
+            }
+        }
+        hi[k] += DA_ITEMSIZE(x);
+    }
+    return lo[0] < hi[1] && lo[1] < hi[0];
+}
+
+static int
+ufunc_same_layout(const DeviceArrayObject *a, const DeviceArrayObject *b)
+{
+    return a->data == b->data && a->ndim == b->ndim &&
+           memcmp(a->dims, b->dims, sizeof(int64_t) * 2 * (size_t)a->ndim) == 0;
+}
+
+/* The promoted dtype of the operands: arrays are strong, exact Python
+   scalars weak (NEP 50); -1 with ValueError for arrays on different
+   backends. */
+static int
+ufunc_promote(int nin, DeviceArrayObject *const *arrays, PyObject *const *operands,
+              const char *kinds)
+{
+    int promoted = -1, k;
+
+    for (k = 0; k < nin; k++) {
+        if (arrays[k] == NULL) {
+            continue;
+        }
+        if (promoted < 0) {
+            promoted = arrays[k]->typenum;
+            continue;
+        }
+        if (ufunc_check_same_backend(arrays[0], arrays[k]) < 0) {
+            return -1;
+        }
+        promoted = dtype_promote(promoted, arrays[k]->typenum);
+    }
+    for (k = 0; k < nin; k++) {
+        if (arrays[k] != NULL) {
+            continue;
+        }
+        promoted = ufunc_scalar_is_weak(operands[k])
+                       ? dtype_promote_weak(promoted, kinds[k])
+                       : dtype_promote(promoted, ufunc_strong_scalar_typenum(kinds[k]));
+    }
+    return promoted;
+}
+
+/* Check the in-place output `out` for a result of dtype `result` and shape
+   shape[ndim]; 0, or -1 with an exception. */
+static int
+ufunc_check_output(int op, DeviceArrayObject *out, int result, int ndim,
+                   const int64_t *shape)
+{
+    PyObject *out_shape;
+
+    if (out->flags & DA_FLAG_READONLY) {
+        PyErr_SetString(PyExc_ValueError, "output array is read-only");
+        return -1;
+    }
+    if (!dtype_can_cast_same_kind(result, out->typenum)) {
+        PyErr_Format(PyExc_TypeError,
+                     "Cannot cast ufunc '%s' output from dtype('%s') to "
+                     "dtype('%s') with casting rule 'same_kind'",
+                     ufunc_table[op].name, dtype_table[result].name,
+                     dtype_table[out->typenum].name);
+        return -1;
+    }
+    if (ndim == out->ndim &&
+        memcmp(shape, DA_SHAPE(out), sizeof(int64_t) * (size_t)ndim) == 0) {
+        return 0;
+    }
+    out_shape = array_int64_tuple(out->ndim, DA_SHAPE(out));
+    if (out_shape != NULL) {
+        PyErr_Format(PyExc_ValueError,
+                     "non-broadcastable output operand with shape %R doesn't "
+                     "match the broadcast shape of the operands of '%s'",
+                     out_shape, ufunc_table[op].name);
+        Py_DECREF(out_shape);
+    }
+    return -1;
+}
+
+PyObject *
+ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
+{
+    const int nin = ufunc_table[op].nin;
+    DeviceArrayObject *arrays[2] = {NULL, NULL}, *out = NULL, *copied = NULL;
+    DeviceArrayObject *first = NULL;
+    da_scalar scalars[2];
+    char kinds[2] = {0, 0};
+    int64_t shape[DA_MAXDIMS];
+    int k, ndim, promoted, compute, cls, result;
+
+    for (k = 0; k < nin; k++) {
+        if (DeviceArray_Check(operands[k])) {
+            arrays[k] = (DeviceArrayObject *)operands[k];
+            if (first == NULL) {
+                first = arrays[k];
+            }
+        }
+        else if ((kinds[k] = ufunc_scalar_kind(operands[k])) == 0) {
+            if (is_operator) {
+                Py_RETURN_NOTIMPLEMENTED;
+            }
+            PyErr_Format(PyExc_TypeError,
+                         "%s() takes DeviceArrays and Python scalars, not %.200s",
+                         ufunc_table[op].name, Py_TYPE(operands[k])->tp_name);
+            return NULL;
+        }
+    }
+    if (first == NULL || (inplace && arrays[0] == NULL)) {
+        if (is_operator) {
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+        PyErr_Format(PyExc_TypeError, "%s() needs at least one DeviceArray",
+                     ufunc_table[op].name);
+        return NULL;
+    }
+
+    promoted = ufunc_promote(nin, arrays, operands, kinds);
+    if (promoted < 0 || ufunc_resolve(op, promoted, &compute, &cls, &result) < 0) {
+        return NULL;
+    }
+    for (k = 0; k < nin; k++) {
+        if (arrays[k] != NULL) {
+            continue;
+        }
+        /* range-checked against the dtype the op computes in: int / int
+           runs in float64, where NumPy converts a Python int unchecked */
+        if (convert_python_scalar(operands[k], compute, cls, &scalars[k]) < 0) {
+            return NULL;
+        }
+        /* a weak scalar takes the computed dtype's precision first, as
+           NumPy casts it to that dtype before the loop runs */
+        if (compute == DA_FLOAT16) {
+            scalars[k].f32 = da_half_to_float(da_float_to_half(scalars[k].f32));
+        }
+    }
+
+    ndim = first->ndim;
+    memcpy(shape, DA_SHAPE(first), sizeof(int64_t) * (size_t)ndim);
+    if (nin == 2 && arrays[0] != NULL && arrays[1] != NULL) {
+        ndim = elementwise_broadcast(arrays[0], arrays[1], shape);
+        if (ndim < 0) {
+            return NULL;
+        }
+    }
+
+    if (inplace) {
+        out = arrays[0];
+        if (ufunc_check_output(op, out, result, ndim, shape) < 0) {
+            return NULL;
+        }
+        /* out is about to be overwritten while the kernel may still read a
+           partially overlapping input: read from a copy, as NumPy does */
+        if (nin == 2 && arrays[1] != NULL && arrays[1] != out && arrays[1]->size > 0 &&
+            ufunc_arrays_overlap(out, arrays[1]) && !ufunc_same_layout(out, arrays[1])) {
+            copied = array_new(arrays[1]->backend, arrays[1]->typenum,
+                               arrays[1]->ndim, DA_SHAPE(arrays[1]));
+            if (copied == NULL || elementwise_copy(copied, arrays[1]) < 0) {
+                Py_XDECREF(copied);
+                return NULL;
+            }
+            arrays[1] = copied;
+        }
+        Py_INCREF(out);
+    }
+    else {
+        out = array_new(first->backend, result, ndim, shape);
+        if (out == NULL) {
+            return NULL;
+        }
+    }
+    if (elementwise_run(op, cls, out, nin, arrays, scalars) < 0) {
+        Py_CLEAR(out);
+    }
+    Py_XDECREF(copied);
+    return (PyObject *)out;
+}
+
+/* ---- devarray.<name> ----------------------------------------------------- */
+
+static PyObject *
+ufunc_call(int op, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != ufunc_table[op].nin) {
+        PyErr_Format(PyExc_TypeError, "%s() takes exactly %d argument%s (%zd given)",
+                     ufunc_table[op].name, ufunc_table[op].nin,
+                     ufunc_table[op].nin == 1 ? "" : "s", nargs);
+        return NULL;
+    }
+    return ufunc_apply(op, args, 0, 0);
+}
+
+/* The text signature of an op's function, by its number of operands. */
+#define UFUNC_SIGNATURE_1(name) #name "(x, /)\n--\n\n"
+#define UFUNC_SIGNATURE_2(name) #name "(x1, x2, /)\n--\n\n"
+
+/* One C function per op (the op is a constant there, so a call costs no
+   lookup), and a method table entry for each op that has a docstring. */
+#define UFUNC_DEFINE_CALL_(ID, name, nin, rule, doc)                             \
+    static PyObject *ufunc_call_##ID(PyObject *Py_UNUSED(module),                \
+                                     PyObject *const *args, Py_ssize_t nargs)    \
+    {                                                                            \
+        return ufunc_call(DA_OP_##ID, args, nargs);                              \
+    }
+DA_FOR_EACH_OP(UFUNC_DEFINE_CALL_)
+#undef UFUNC_DEFINE_CALL_
+
+static PyMethodDef ufunc_methods[DA_NOPS + 1] = {
+#define UFUNC_METHOD_(ID, name, nin, rule, doc)                                  \
+    [DA_OP_##ID] = {sizeof(doc) > 1 ? #name : NULL,                              \
+                    (PyCFunction)(void (*)(void))ufunc_call_##ID, METH_FASTCALL, \
+                    UFUNC_SIGNATURE_##nin(name) doc},
+    DA_FOR_EACH_OP(UFUNC_METHOD_)
+#undef UFUNC_METHOD_
+};
+
+int
+ufunc_module_init(PyObject *module)
+{
+    PyObject *module_name = PyModule_GetNameObject(module), *function = NULL;
+    int op, status = -1;
+
+    if (module_name == NULL) {
+        return -1;
+    }
+    for (op = 0; op < DA_NOPS; op++) {
+        if (ufunc_methods[op].ml_name == NULL) {
+            continue;
+        }
+        function = PyCFunction_NewEx(&ufunc_methods[op], NULL, module_name);
+        if (function == NULL ||
+            PyModule_AddObjectRef(module, ufunc_methods[op].ml_name, function) < 0) {
+            goto error;
+        }
+        Py_CLEAR(function);
+    }
+    status = 0;
+error:
+    Py_XDECREF(function);
+    Py_DECREF(module_name);
+    return status;
+}
