@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "convert.h"
 #include "dtype.h"
+#include "dtypeobject.h"
 #include "elementwise.h"
 #include "interop.h"
 #include "number.h"
@@ -319,7 +320,7 @@ array_get_itemsize(DeviceArrayObject *self, void *Py_UNUSED(closure))
 static PyObject *
 array_get_dtype(DeviceArrayObject *self, void *Py_UNUSED(closure))
 {
-    PyObject *dtype = dtype_object(self->typenum);
+    PyObject *dtype = dtypeobject_singleton(self->typenum);
     Py_INCREF(dtype);
     return dtype;
 }
@@ -652,7 +653,7 @@ array_sum(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
     PyObject *axis = Py_None;
     int typenum = -1, keepdims = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OO&p:sum", kwlist, &axis,
-                                     dtype_converter_optional, &typenum,
+                                     dtypeobject_converter_optional, &typenum,
                                      &keepdims)) {
         return NULL;
     }
@@ -671,7 +672,7 @@ array_astype(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"dtype", "copy", NULL};
     int typenum, copy = 1;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|p:astype", kwlist,
-                                     dtype_converter_optional, &typenum,
+                                     dtypeobject_converter_optional, &typenum,
                                      &copy)) {
         return NULL;
     }
