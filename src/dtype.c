@@ -1,13 +1,9 @@
 /*
- * dtypes: the per-dtype table, the DType type and its 14 singletons,
- * conversion of dtype-likes and buffer formats to typenums, and NumPy 2's
- * promotion and casting rules as tables.
- *
- * Ownership: the 14 DType objects are statically allocated and live for the
- * whole process; their references are only ever borrowed from or added to
- * (the module holds one each), so they are never deallocated.  DType is a
- * static type for the same reason: the singletons are shared by every module
- * instance, and `devarray.float32 is devarray.float32` in all of them.
+ * dtypes: the per-dtype table, conversion of dtype-likes and buffer formats
+ * to typenums, and NumPy 2's promotion and casting rules as tables.  The
+ * Python DType type and its singletons are in dtypeobject.c, above this
+ * file; everything here is data and plain C functions that every layer may
+ * use.
  */
 #include "common.h"
 
@@ -57,7 +53,7 @@ const dtype_info dtype_table[DA_NTYPES] = {
 };
 
 /* NumPy's dtype.char, the only per-dtype field not in dtype_info. */
-static const char dtype_chars[DA_NTYPES] = {
+const char dtype_chars[DA_NTYPES] = {
     [DA_BOOL] = '?',
     [DA_INT8] = 'b',
     [DA_UINT8] = 'B',
@@ -124,7 +120,7 @@ static const signed char dtype_promote_table[DA_NTYPES][DA_NTYPES] = {
 };
 
 /* Columns: the Python scalar's kind, in dtype_weak_kinds order. */
-static const char dtype_weak_kinds[] = "bifc";
+const char dtype_weak_kinds[] = "bifc";
 
 static const signed char dtype_promote_weak_table[DA_NTYPES][4] = {
     /* array \ scalar: bool, int, float, complex */
@@ -463,16 +459,11 @@ done:
 }
 
 int
-dtype_from_object(PyObject *obj, int *typenum)
+dtype_parse_object(PyObject *obj, int *typenum)
 {
     PyObject *typestr = NULL;
     int result = -1;
 
-    /* DType cannot be subclassed: the common case is one pointer compare */
-    if (Py_IS_TYPE(obj, &DType_Type)) {
-        *typenum = ((DTypeObject *)obj)->typenum;
-        return 0;
-    }
     if (PyUnicode_Check(obj)) {
         return dtype_from_string(obj, obj, typenum);
     }
@@ -509,24 +500,6 @@ dtype_from_object(PyObject *obj, int *typenum)
 done:
     Py_XDECREF(typestr);
     return result;
-}
-
-int
-dtype_converter_optional(PyObject *obj, void *typenum_ptr)
-{
-    int *typenum = (int *)typenum_ptr;
-
-    if (obj == Py_None) {
-        *typenum = -1;
-        return 1;
-    }
-    return dtype_from_object(obj, typenum) < 0 ? 0 : 1;
-}
-
-static int
-dtype_converter(PyObject *obj, void *typenum_ptr)
-{
-    return dtype_from_object(obj, (int *)typenum_ptr) < 0 ? 0 : 1;
 }
 
 /* ---- buffer formats ----------------------------------------------------- */
@@ -615,300 +588,4 @@ unsupported:
     PyErr_Format(PyExc_TypeError, "unsupported buffer format '%.200s'",
                  given);
     return -1;
-}
-
-/* ---- the DType type ----------------------------------------------------- */
-
-#define DTYPE_INFO(self) (&dtype_table[((DTypeObject *)(self))->typenum])
-
-static PyObject *
-dtype_new(PyTypeObject *Py_UNUSED(type), PyObject *args, PyObject *kwds)
-{
-    static char *kwlist[] = {"dtype", NULL};
-    int typenum;
-
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&:DType", kwlist,
-                                     dtype_converter, &typenum)) {
-        return NULL;
-    }
-    return Py_NewRef(dtype_object(typenum));
-}
-
-static PyObject *
-dtype_repr(PyObject *self)
-{
-    return PyUnicode_FromFormat("dtype('%s')", DTYPE_INFO(self)->name);
-}
-
-static PyObject *
-dtype_str(PyObject *self)
-{
-    return PyUnicode_FromString(DTYPE_INFO(self)->name);
-}
-
-/* The hash of the name, so that a dict keyed by "float32" finds float32. */
-static Py_hash_t
-dtype_hash(PyObject *self)
-{
-    PyObject *name = PyUnicode_FromString(DTYPE_INFO(self)->name);
-    Py_hash_t hash;
-
-    if (name == NULL) {
-        return -1;
-    }
-    hash = PyObject_Hash(name);
-    Py_DECREF(name);
-    return hash;
-}
-
-/* Equal to anything that names the same dtype; objects that name no dtype
-   are left to the other operand (NotImplemented). */
-static PyObject *
-dtype_richcompare(PyObject *self, PyObject *other, int op)
-{
-    int other_typenum;
-
-    if (op != Py_EQ && op != Py_NE) {
-        Py_RETURN_NOTIMPLEMENTED;
-    }
-    if (dtype_from_object(other, &other_typenum) < 0) {
-        if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
-            return NULL;
-        }
-        PyErr_Clear();
-        Py_RETURN_NOTIMPLEMENTED;
-    }
-    return PyBool_FromLong(
-        (other_typenum == ((DTypeObject *)self)->typenum) == (op == Py_EQ));
-}
-
-/* Pickle and copy by name: the singleton is a global of devarray._core. */
-static PyObject *
-dtype_reduce(PyObject *self, PyObject *Py_UNUSED(ignored))
-{
-    return PyUnicode_FromString(DTYPE_INFO(self)->name);
-}
-
-static PyObject *
-dtype_get_name(PyObject *self, void *Py_UNUSED(closure))
-{
-    return PyUnicode_FromString(DTYPE_INFO(self)->name);
-}
-
-static PyObject *
-dtype_get_itemsize(PyObject *self, void *Py_UNUSED(closure))
-{
-    return PyLong_FromLong(DTYPE_INFO(self)->itemsize);
-}
-
-static PyObject *
-dtype_get_kind(PyObject *self, void *Py_UNUSED(closure))
-{
-    return PyUnicode_FromStringAndSize(&DTYPE_INFO(self)->kind, 1);
-}
-
-static PyObject *
-dtype_get_str(PyObject *self, void *Py_UNUSED(closure))
-{
-    return PyUnicode_FromString(DTYPE_INFO(self)->typestr);
-}
-
-static PyObject *
-dtype_get_char(PyObject *self, void *Py_UNUSED(closure))
-{
-    return PyUnicode_FromStringAndSize(
-        &dtype_chars[((DTypeObject *)self)->typenum], 1);
-}
-
-static PyObject *
-dtype_get_num(PyObject *self, void *Py_UNUSED(closure))
-{
-    return PyLong_FromLong(((DTypeObject *)self)->typenum);
-}
-
-/* numpy.dtype(obj) reads obj.dtype and, since NumPy 2, insists on a real
-   numpy.dtype there, so NumPy is imported here, on first use, and never at
-   devarray's import. */
-static PyObject *
-dtype_get_numpy_dtype(PyObject *self, void *Py_UNUSED(closure))
-{
-    PyObject *numpy = PyImport_ImportModule("numpy");
-    PyObject *descr;
-
-    if (numpy == NULL) {
-        return NULL;
-    }
-    descr = PyObject_CallMethod(numpy, "dtype", "s",
-                                DTYPE_INFO(self)->typestr);
-    Py_DECREF(numpy);
-    return descr;
-}
-
-static PyMethodDef dtype_type_methods[] = {
-    {"__reduce__", dtype_reduce, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
-};
-
-static PyGetSetDef dtype_getset[] = {
-    {"name", dtype_get_name, NULL, "The dtype's name, e.g. 'float32'.", NULL},
-    {"itemsize", dtype_get_itemsize, NULL, "Bytes per element.", NULL},
-    {"kind", dtype_get_kind, NULL,
-     "NumPy's kind: 'b' bool, 'i' signed, 'u' unsigned, 'f' float, "
-     "'c' complex.",
-     NULL},
-    {"str", dtype_get_str, NULL, "The array-interface typestr, e.g. '<f4'.",
-     NULL},
-    {"char", dtype_get_char, NULL, "NumPy's type character, e.g. 'f'.", NULL},
-    {"num", dtype_get_num, NULL, "devarray's type number.", NULL},
-    {"dtype", dtype_get_numpy_dtype, NULL,
-     "The equivalent numpy.dtype (imports NumPy); lets numpy.dtype() and "
-     "NumPy's dtype= arguments accept devarray dtypes.",
-     NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
-PyDoc_STRVAR(dtype_doc,
-"DType(dtype)\n"
-"--\n"
-"\n"
-"An element type of devarray arrays.  The 14 instances are singletons\n"
-"(devarray.bool, int8, ..., complex128); calling DType with any dtype-like\n"
-"(a name, a NumPy dtype or scalar type, a Python type) returns one.");
-
-PyTypeObject DType_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "devarray._core.DType",
-    .tp_basicsize = sizeof(DTypeObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = dtype_doc,
-    .tp_new = dtype_new,
-    .tp_repr = dtype_repr,
-    .tp_str = dtype_str,
-    .tp_hash = dtype_hash,
-    .tp_richcompare = dtype_richcompare,
-    .tp_methods = dtype_type_methods,
-    .tp_getset = dtype_getset,
-};
-
-#define DTYPE_SINGLETON(typenum) \
-    [typenum] = {PyObject_HEAD_INIT(&DType_Type) typenum}
-
-static DTypeObject dtype_singletons[DA_NTYPES] = {
-    DTYPE_SINGLETON(DA_BOOL),
-    DTYPE_SINGLETON(DA_INT8),
-    DTYPE_SINGLETON(DA_UINT8),
-    DTYPE_SINGLETON(DA_INT16),
-    DTYPE_SINGLETON(DA_UINT16),
-    DTYPE_SINGLETON(DA_INT32),
-    DTYPE_SINGLETON(DA_UINT32),
-    DTYPE_SINGLETON(DA_INT64),
-    DTYPE_SINGLETON(DA_UINT64),
-    DTYPE_SINGLETON(DA_FLOAT16),
-    DTYPE_SINGLETON(DA_FLOAT32),
-    DTYPE_SINGLETON(DA_FLOAT64),
-    DTYPE_SINGLETON(DA_COMPLEX64),
-    DTYPE_SINGLETON(DA_COMPLEX128),
-};
-
-#undef DTYPE_SINGLETON
-
-PyObject *
-dtype_object(int typenum)
-{
-    return (PyObject *)&dtype_singletons[typenum];
-}
-
-/* ---- private module functions, for the tests ---------------------------- */
-
-static PyObject *
-dtype_private_result_type(PyObject *Py_UNUSED(module), PyObject *args)
-{
-    int a, b;
-
-    if (!PyArg_ParseTuple(args, "O&O&:_result_type", dtype_converter, &a,
-                          dtype_converter, &b)) {
-        return NULL;
-    }
-    return Py_NewRef(dtype_object(dtype_promote(a, b)));
-}
-
-static PyObject *
-dtype_private_result_type_weak(PyObject *Py_UNUSED(module), PyObject *args)
-{
-    int a, kind, result;
-
-    if (!PyArg_ParseTuple(args, "O&C:_result_type_weak", dtype_converter, &a,
-                          &kind)) {
-        return NULL;
-    }
-    if (kind == '\0' || kind > 127 || strchr(dtype_weak_kinds, kind) == NULL) {
-        PyErr_Format(PyExc_ValueError,
-                     "scalar kind must be one of 'b', 'i', 'f', 'c', not %R",
-                     PyTuple_GET_ITEM(args, 1));
-        return NULL;
-    }
-    result = dtype_promote_weak(a, (char)kind);
-    if (result < 0) {
-        return NULL;
-    }
-    return Py_NewRef(dtype_object(result));
-}
-
-static PyObject *
-dtype_private_can_cast_same_kind(PyObject *Py_UNUSED(module), PyObject *args)
-{
-    int from, to;
-
-    if (!PyArg_ParseTuple(args, "O&O&:_can_cast_same_kind", dtype_converter,
-                          &from, dtype_converter, &to)) {
-        return NULL;
-    }
-    return PyBool_FromLong(dtype_can_cast_same_kind(from, to));
-}
-
-static PyObject *
-dtype_private_from_format(PyObject *Py_UNUSED(module), PyObject *args)
-{
-    const char *format;
-    Py_ssize_t itemsize;
-    int typenum;
-
-    if (!PyArg_ParseTuple(args, "zn:_dtype_from_format", &format,
-                          &itemsize) ||
-        dtype_from_format(format, itemsize, &typenum) < 0) {
-        return NULL;
-    }
-    return Py_NewRef(dtype_object(typenum));
-}
-
-static PyMethodDef dtype_private_methods[] = {
-    {"_result_type", dtype_private_result_type, METH_VARARGS,
-     "_result_type(a, b): dtype_promote, NumPy's result_type of two arrays."},
-    {"_result_type_weak", dtype_private_result_type_weak, METH_VARARGS,
-     "_result_type_weak(a, kind): dtype_promote_weak, an array of dtype a "
-     "with a Python scalar of kind 'b', 'i', 'f' or 'c'."},
-    {"_can_cast_same_kind", dtype_private_can_cast_same_kind, METH_VARARGS,
-     "_can_cast_same_kind(a, b): numpy.can_cast(a, b, 'same_kind')."},
-    {"_dtype_from_format", dtype_private_from_format, METH_VARARGS,
-     "_dtype_from_format(format, itemsize): dtype_from_format, the dtype of "
-     "a buffer (format None means 'B')."},
-    {NULL, NULL, 0, NULL},
-};
-
-int
-dtype_module_init(PyObject *module)
-{
-    int typenum;
-
-    if (PyType_Ready(&DType_Type) < 0 ||
-        PyModule_AddObjectRef(module, "DType", (PyObject *)&DType_Type) < 0) {
-        return -1;
-    }
-    for (typenum = 0; typenum < DA_NTYPES; typenum++) {
-        if (PyModule_AddObjectRef(module, dtype_table[typenum].name,
-                                  dtype_object(typenum)) < 0) {
-            return -1;
-        }
-    }
-    return PyModule_AddFunctions(module, dtype_private_methods);
 }

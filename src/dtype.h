@@ -1,8 +1,8 @@
 /*
- * dtypes: the table of the 14 element types, the DType objects exposed as
- * devarray.float32 etc., parsing of buffer-protocol format strings, and
- * NumPy 2 promotion (array with array, and array with a weak Python scalar,
- * NEP 50), as data.
+ * dtypes: the table of the 14 element types, parsing of dtype-likes and of
+ * buffer-protocol format strings, and NumPy 2 promotion (array with array,
+ * and array with a weak Python scalar, NEP 50), as data.  The DType objects
+ * exposed as devarray.float32 etc. are dtypeobject.h's.
  */
 #ifndef DEVARRAY_SRC_DTYPE_H_
 #define DEVARRAY_SRC_DTYPE_H_
@@ -19,33 +19,20 @@ typedef struct {
 
 extern const dtype_info dtype_table[DA_NTYPES];
 
-typedef struct {
-    PyObject_HEAD
-    int typenum;
-} DTypeObject;
+/* NumPy's dtype.char for each typenum ('?', 'b', ..., 'F', 'D'). */
+extern const char dtype_chars[DA_NTYPES];
 
-extern PyTypeObject DType_Type;
-
-#define DType_Check(op) PyObject_TypeCheck(op, &DType_Type)
-
-/* Create the 14 DType singletons and add them (bool, int8, ..., complex128)
-   and the type DType to `module`.  0 on success, -1 with an exception. */
-int dtype_module_init(PyObject *module);
-
-/* Borrowed reference to the singleton for typenum (valid after init). */
-PyObject *dtype_object(int typenum);
-
-/* Convert a dtype-like object to a typenum: a DType, a name ("float32",
-   also NumPy's aliases "f4", "float", "int", "bool", "complex", "double",
-   ...), a typestr ("<f4"), numpy.dtype or a NumPy scalar type (anything with
-   a `.str` typestr attribute, read without importing NumPy), or a Python type
-   (bool, int -> int64, float -> float64, complex -> complex128).  Returns 0,
-   or -1 with TypeError saying what was given.  None is not accepted here;
-   callers handle their own default. */
-int dtype_from_object(PyObject *obj, int *typenum);
-
-/* PyArg "O&" converter over dtype_from_object; None gives -1 ("no dtype"). */
-int dtype_converter_optional(PyObject *obj, void *typenum_ptr);
+/* Convert a dtype-like object other than a DType to a typenum: a name
+   ("float32", also NumPy's aliases "f4", "float", "int", "bool", "complex",
+   "double", ...), a typestr ("<f4"), numpy.dtype or a NumPy scalar type
+   (anything with a `.str` typestr attribute, read without importing NumPy),
+   or a Python type (bool, int -> int64, float -> float64, complex ->
+   complex128).  Returns 0, or -1 with TypeError saying what was given.  None
+   is not accepted here; callers handle their own default.  A DType is
+   understood too, through its `kind` and `str` attributes, but slowly:
+   code that takes dtypes from Python calls dtypeobject_from_object, which
+   tells a DType by its type first. */
+int dtype_parse_object(PyObject *obj, int *typenum);
 
 /* Map a buffer's format string and itemsize to a typenum.  Accepts native,
    '=' and '<' byte order ('@' sizes as the platform's C types), '?', bBhHiIlLqQnN,
@@ -55,6 +42,9 @@ int dtype_from_format(const char *format, Py_ssize_t itemsize, int *typenum);
 
 /* NumPy's result_type for two arrays. */
 int dtype_promote(int a, int b);
+
+/* The scalar kinds dtype_promote_weak takes, as a string: "bifc". */
+extern const char dtype_weak_kinds[];
 
 /* NEP 50 weak promotion of an array dtype with a Python scalar of kind
    'b' (bool), 'i' (int), 'f' (float) or 'c' (complex). */

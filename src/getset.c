@@ -8,6 +8,7 @@
 #include "array.h"
 #include "backend.h"
 #include "dtype.h"
+#include "dtypeobject.h"
 
 static PyObject *
 array_get_shape(DeviceArrayObject *self, void *Py_UNUSED(closure))
@@ -48,7 +49,7 @@ array_get_itemsize(DeviceArrayObject *self, void *Py_UNUSED(closure))
 static PyObject *
 array_get_dtype(DeviceArrayObject *self, void *Py_UNUSED(closure))
 {
-    PyObject *dtype = dtype_object(self->typenum);
+    PyObject *dtype = dtypeobject_singleton(self->typenum);
     Py_INCREF(dtype);
     return dtype;
 }

@@ -23,6 +23,7 @@
 #include "backend.h"
 #include "copy.h"
 #include "dtype.h"
+#include "dtypeobject.h"
 
 /* ---- the DLPack ABI (from the DLPack specification, version 1.x) -------- */
 
@@ -646,7 +647,7 @@ interop_from_cuda_array_interface(PyObject *obj, PyObject *cai, int backend)
                         "__cuda_array_interface__['typestr'] must be a str");
         return NULL;
     }
-    if (dtype_from_object(typestr, &typenum) < 0) {
+    if (dtypeobject_from_object(typestr, &typenum) < 0) {
         return NULL;
     }
     itemsize = da_itemsize(typenum);

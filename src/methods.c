@@ -9,6 +9,7 @@
 #include "convert.h"
 #include "copy.h"
 #include "dtype.h"
+#include "dtypeobject.h"
 #include "interop.h"
 #include "number.h"
 #include "reduce.h"
@@ -43,7 +44,7 @@ array_sum(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
     PyObject *axis = Py_None;
     int typenum = -1, keepdims = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OO&p:sum", kwlist, &axis,
-                                     dtype_converter_optional, &typenum,
+                                     dtypeobject_converter_optional, &typenum,
                                      &keepdims)) {
         return NULL;
     }
@@ -62,7 +63,7 @@ array_astype(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"dtype", "copy", NULL};
     int typenum, copy = 1;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|p:astype", kwlist,
-                                     dtype_converter_optional, &typenum,
+                                     dtypeobject_converter_optional, &typenum,
                                      &copy)) {
         return NULL;
     }

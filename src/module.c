@@ -15,6 +15,7 @@
 #include "convert.h"
 #include "copy.h"
 #include "dtype.h"
+#include "dtypeobject.h"
 #include "elementwise.h"
 #include "interop.h"
 #include "reduce.h"
@@ -27,7 +28,7 @@ module_to_device(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     PyObject *obj;
     int typenum = -1, backend;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O&:to_device", kwlist, &obj,
-                                     dtype_converter_optional, &typenum)) {
+                                     dtypeobject_converter_optional, &typenum)) {
         return NULL;
     }
     backend = backend_default();
@@ -90,7 +91,7 @@ module_asarray(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     DeviceArrayObject *imported;
     int typenum = -1, backend;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O&:asarray", kwlist, &obj,
-                                     dtype_converter_optional, &typenum)) {
+                                     dtypeobject_converter_optional, &typenum)) {
         return NULL;
     }
     if (DeviceArray_Check(obj)) {
@@ -205,12 +206,12 @@ module_new_filled(PyObject *args, PyObject *kwds, const char *name, int fill)
         snprintf(format, sizeof format, "OO|O&:%s", name);
         ok = PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist_full,
                                          &shape_obj, &value,
-                                         dtype_converter_optional, &typenum);
+                                         dtypeobject_converter_optional, &typenum);
     }
     else {
         snprintf(format, sizeof format, "O|O&:%s", name);
         ok = PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist_plain,
-                                         &shape_obj, dtype_converter_optional,
+                                         &shape_obj, dtypeobject_converter_optional,
                                          &typenum);
     }
     if (!ok) {
@@ -250,7 +251,7 @@ module_ones(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
     int64_t shape[DA_MAXDIMS];
     int typenum = -1, ndim, backend;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O&:ones", kwlist, &shape_obj,
-                                     dtype_converter_optional, &typenum)) {
+                                     dtypeobject_converter_optional, &typenum)) {
         return NULL;
     }
     ndim = array_parse_shape(shape_obj, shape);
@@ -300,13 +301,13 @@ module_like(PyObject *args, PyObject *kwds, const char *name, int fill,
     if (fill == FILL_VALUE && !one) {
         snprintf(format, sizeof format, "OO|O&:%s", name);
         ok = PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist_full, &obj,
-                                         &value, dtype_converter_optional,
+                                         &value, dtypeobject_converter_optional,
                                          &typenum);
     }
     else {
         snprintf(format, sizeof format, "O|O&:%s", name);
         ok = PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist_plain, &obj,
-                                         dtype_converter_optional, &typenum);
+                                         dtypeobject_converter_optional, &typenum);
     }
     if (!ok) {
         return NULL;
@@ -364,7 +365,7 @@ module_sum(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
     DeviceArrayObject *a;
     int typenum = -1, keepdims = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO&p:sum", kwlist, &obj,
-                                     &axis, dtype_converter_optional, &typenum,
+                                     &axis, dtypeobject_converter_optional, &typenum,
                                      &keepdims)) {
         return NULL;
     }
@@ -455,7 +456,7 @@ PyInit__core(void)
     if (module == NULL) {
         return NULL;
     }
-    if (backend_module_init(module) < 0 || dtype_module_init(module) < 0 ||
+    if (backend_module_init(module) < 0 || dtypeobject_module_init(module) < 0 ||
         array_module_init(module) < 0 || arraytype_module_init(module) < 0 ||
         convert_module_init(module) < 0 || interop_module_init(module) < 0 ||
         ufunc_module_init(module) < 0 || module_add_all(module) < 0) {
