@@ -43,6 +43,8 @@
     X(SUB,   subtract, 2, SAME,    "Subtract x2 from x1 elementwise (x1 - x2).") \
     X(MUL,   multiply, 2, SAME,    "Multiply x1 and x2 elementwise (x1 * x2).") \
     X(DIV,   divide,   2, FLOAT64, "Divide x1 by x2 elementwise (x1 / x2).")  \
+    X(HYPOT, hypot,    2, INEXACT, "sqrt(x1**2 + x2**2) elementwise, "        \
+                                   "without undue overflow or underflow.")    \
     X(NEG,   negative, 1, SAME,    "The numerical negative of x elementwise (-x).") \
     X(ABS,   abs,      1, SAME,    "The absolute value of x elementwise; for " \
                                    "complex x, its magnitude.")               \
@@ -73,6 +75,7 @@
     L(P, DIV,   F64,   SAME, da_f64_div(a, b))                                \
     L(P, DIV,   C64,   SAME, da_c64_div(a, b))                                \
     L(P, DIV,   C128,  SAME, da_c128_div(a, b))                               \
+    L(P, HYPOT, FLOAT, SAME, da_math2(hypot, a, b))                           \
     L(P, NEG,   SINT,  SAME, da_sint_neg(a))                                  \
     L(P, NEG,   UINT,  SAME, da_uint_neg(a))                                  \
     L(P, NEG,   F32,   SAME, da_f32_neg(a))                                   \
