@@ -192,35 +192,50 @@ ufunc_same_layout(const DeviceArrayObject *a, const DeviceArrayObject *b)
 
 /* The promoted dtype of the operands: arrays are strong, exact Python
    scalars weak (NEP 50); -1 with ValueError for arrays on different
-   backends. */
+   backends.  Under the INEXACT rule each strong operand first becomes its
+   smallest float, as NumPy picks the first float loop every input casts to
+   safely (int8 with uint8 is float16, not int16's float32), while a weak
+   scalar promotes with the arrays' own dtypes first (int8 with 2.5 is
+   float64, as NumPy gives). */
 static int
-ufunc_promote(int nin, DeviceArrayObject *const *arrays, PyObject *const *operands,
+ufunc_promote(int op, DeviceArrayObject *const *arrays, PyObject *const *operands,
               const char *kinds)
 {
-    int promoted = -1, k;
+    const int nin = ufunc_table[op].nin;
+    const int inexact = ufunc_table[op].rule == DA_RULE_INEXACT;
+    const DeviceArrayObject *first = NULL;
+    int strong = -1, mapped = -1, k;
 
     for (k = 0; k < nin; k++) {
-        if (arrays[k] == NULL) {
+        int typenum;
+        if (arrays[k] != NULL) {
+            if (first == NULL) {
+                first = arrays[k];
+            }
+            else if (ufunc_check_same_backend(first, arrays[k]) < 0) {
+                return -1;
+            }
+            typenum = arrays[k]->typenum;
+        }
+        else if (!ufunc_scalar_is_weak(operands[k])) {
+            typenum = ufunc_strong_scalar_typenum(kinds[k]);
+        }
+        else {
             continue;
         }
-        if (promoted < 0) {
-            promoted = arrays[k]->typenum;
-            continue;
-        }
-        if (ufunc_check_same_backend(arrays[0], arrays[k]) < 0) {
-            return -1;
-        }
-        promoted = dtype_promote(promoted, arrays[k]->typenum);
+        strong = strong < 0 ? typenum : dtype_promote(strong, typenum);
+        typenum = inexact ? ufunc_inexact_of[typenum] : typenum;
+        mapped = mapped < 0 ? typenum : dtype_promote(mapped, typenum);
     }
     for (k = 0; k < nin; k++) {
-        if (arrays[k] != NULL) {
+        int typenum;
+        if (arrays[k] != NULL || !ufunc_scalar_is_weak(operands[k])) {
             continue;
         }
-        promoted = ufunc_scalar_is_weak(operands[k])
-                       ? dtype_promote_weak(promoted, kinds[k])
-                       : dtype_promote(promoted, ufunc_strong_scalar_typenum(kinds[k]));
+        typenum = dtype_promote_weak(strong, kinds[k]);
+        mapped = dtype_promote(mapped, inexact ? ufunc_inexact_of[typenum] : typenum);
     }
-    return promoted;
+    return mapped;
 }
 
 /* Check the in-place output `out` for a result of dtype `result` and shape
@@ -295,7 +310,7 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
         return NULL;
     }
 
-    promoted = ufunc_promote(nin, arrays, operands, kinds);
+    promoted = ufunc_promote(op, arrays, operands, kinds);
     if (promoted < 0 || ufunc_resolve(op, promoted, &compute, &cls, &result) < 0) {
         return NULL;
     }
