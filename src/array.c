@@ -11,12 +11,13 @@
 #include <stddef.h>
 
 #include "backend.h"
-#include "convert.h"
 #include "dtype.h"
 #include "elementwise.h"
+#include "host_out.h"
 #include "interop.h"
 #include "number.h"
 #include "reduce.h"
+#include "repr.h"
 
 PyObject *array_AxisError = NULL;
 
@@ -630,19 +631,19 @@ array_to_host(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:to_host", kwlist, &out)) {
         return NULL;
     }
-    return convert_to_host(self, out);
+    return host_out_to_host(self, out);
 }
 
 static PyObject *
 array_tolist(DeviceArrayObject *self, PyObject *Py_UNUSED(args))
 {
-    return convert_tolist(self);
+    return host_out_tolist(self);
 }
 
 static PyObject *
 array_item(DeviceArrayObject *self, PyObject *Py_UNUSED(args))
 {
-    return convert_item(self);
+    return host_out_item(self);
 }
 
 static PyObject *
@@ -882,7 +883,7 @@ array_array(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
                         "or copy=True");
         return NULL;
     }
-    host = convert_to_host(self, Py_None);
+    host = host_out_to_host(self, Py_None);
     if (host == NULL || dtype == Py_None) {
         return host;
     }
@@ -957,13 +958,13 @@ static PyMethodDef array_module_methods[] = {
 static PyObject *
 array_repr(DeviceArrayObject *self)
 {
-    return convert_repr(self, 1);
+    return repr_array(self, 1);
 }
 
 static PyObject *
 array_str(DeviceArrayObject *self)
 {
-    return convert_repr(self, 0);
+    return repr_array(self, 0);
 }
 
 static PyMappingMethods array_as_mapping = {

@@ -11,11 +11,14 @@
 
 #include "array.h"
 #include "backend.h"
-#include "convert.h"
+#include "buffer_in.h"
 #include "dtype.h"
 #include "elementwise.h"
+#include "hostbuffer.h"
 #include "interop.h"
 #include "reduce.h"
+#include "scalar.h"
+#include "sequence_in.h"
 
 static PyObject *
 module_to_device(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
@@ -43,7 +46,7 @@ module_to_device(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
                      Py_TYPE(obj)->tp_name);
         return NULL;
     }
-    return (PyObject *)convert_from_buffer(obj, typenum, backend);
+    return (PyObject *)buffer_in_array(obj, typenum, backend);
 }
 
 /* A zero-copy view of obj's device memory when it offers it: through
@@ -108,9 +111,9 @@ module_asarray(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
             return NULL;
         }
         if (PyObject_CheckBuffer(obj)) {
-            return (PyObject *)convert_from_buffer(obj, typenum, backend);
+            return (PyObject *)buffer_in_array(obj, typenum, backend);
         }
-        return (PyObject *)convert_from_sequence(obj, typenum, backend);
+        return (PyObject *)sequence_in_array(obj, typenum, backend);
     }
     if (typenum < 0 || typenum == imported->typenum) {
         return (PyObject *)imported;
@@ -166,7 +169,7 @@ module_make(int ndim, const int64_t *shape, int typenum, int backend, int fill,
         }
         cls = elementwise_cast_class(natural, typenum);
         /* checked before allocating, so a bad value costs nothing */
-        if (convert_python_scalar(value, typenum, cls, &scalar) < 0) {
+        if (scalar_from_python(value, typenum, cls, &scalar) < 0) {
             return NULL;
         }
     }
@@ -425,7 +428,7 @@ PyInit__core(void)
         return NULL;
     }
     if (backend_module_init(module) < 0 || dtype_module_init(module) < 0 ||
-        array_module_init(module) < 0 || convert_module_init(module) < 0 ||
+        array_module_init(module) < 0 || hostbuffer_module_init(module) < 0 ||
         interop_module_init(module) < 0) {
         Py_DECREF(module);
         return NULL;

@@ -12,9 +12,10 @@
 
 #include "array.h"
 #include "backend.h"
-#include "convert.h"
 #include "dtype.h"
 #include "elementwise.h"
+#include "host_out.h"
+#include "scalar.h"
 
 static const char *const op_names[] = {"add", "subtract", "multiply", "divide"};
 static const char *const op_symbols[] = {"+", "-", "*", "/"};
@@ -178,7 +179,7 @@ number_binary(PyObject *left, PyObject *right, int op, int inplace)
         }
         /* range-checked against the dtype the op computes in: int / int
            runs in float64, where NumPy converts a Python int unchecked */
-        if (convert_python_scalar(operands[k], result, cls, &scalars[k]) < 0) {
+        if (scalar_from_python(operands[k], result, cls, &scalars[k]) < 0) {
             return NULL;
         }
         /* a weak scalar takes the promoted dtype's precision first, as
@@ -336,7 +337,7 @@ number_single_item(PyObject *self, const char *what)
                      what, (long long)a->size);
         return NULL;
     }
-    return convert_item(a);
+    return host_out_item(a);
 }
 
 static int
@@ -355,7 +356,7 @@ number_bool(PyObject *self)
                               "element is ambiguous. Use a.any() or a.all()");
         return -1;
     }
-    item = convert_item(a);
+    item = host_out_item(a);
     if (item == NULL) {
         return -1;
     }
@@ -398,7 +399,7 @@ number_index(PyObject *self)
                         "scalar index");
         return NULL;
     }
-    return convert_item(a);
+    return host_out_item(a);
 }
 
 PyObject *
