@@ -6,7 +6,7 @@
 #include "arraytype.h"
 
 #include "array.h"
-#include "convert.h"
+#include "repr.h"
 #include "getset.h"
 #include "indexing.h"
 #include "methods.h"
@@ -26,13 +26,13 @@ array_length(DeviceArrayObject *self)
 static PyObject *
 array_repr(DeviceArrayObject *self)
 {
-    return convert_repr(self, 1);
+    return repr_array(self, 1);
 }
 
 static PyObject *
 array_str(DeviceArrayObject *self)
 {
-    return convert_repr(self, 0);
+    return repr_array(self, 0);
 }
 
 static PyMappingMethods array_as_mapping = {

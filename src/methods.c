@@ -6,7 +6,7 @@
 #include "methods.h"
 
 #include "array.h"
-#include "convert.h"
+#include "host_out.h"
 #include "copy.h"
 #include "dtype.h"
 #include "dtypeobject.h"
@@ -22,19 +22,19 @@ array_to_host(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:to_host", kwlist, &out)) {
         return NULL;
     }
-    return convert_to_host(self, out);
+    return host_out_to_host(self, out);
 }
 
 static PyObject *
 array_tolist(DeviceArrayObject *self, PyObject *Py_UNUSED(args))
 {
-    return convert_tolist(self);
+    return host_out_tolist(self);
 }
 
 static PyObject *
 array_item(DeviceArrayObject *self, PyObject *Py_UNUSED(args))
 {
-    return convert_item(self);
+    return host_out_item(self);
 }
 
 static PyObject *
@@ -205,7 +205,7 @@ array_array(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
                         "or copy=True");
         return NULL;
     }
-    host = convert_to_host(self, Py_None);
+    host = host_out_to_host(self, Py_None);
     if (host == NULL || dtype == Py_None) {
         return host;
     }

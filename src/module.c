@@ -12,13 +12,16 @@
 #include "array.h"
 #include "arraytype.h"
 #include "backend.h"
-#include "convert.h"
+#include "buffer_in.h"
 #include "copy.h"
 #include "dtype.h"
 #include "dtypeobject.h"
 #include "elementwise.h"
+#include "hostbuffer.h"
 #include "interop.h"
 #include "reduce.h"
+#include "scalar.h"
+#include "sequence_in.h"
 #include "ufunc.h"
 
 static PyObject *
@@ -47,7 +50,7 @@ module_to_device(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
                      Py_TYPE(obj)->tp_name);
         return NULL;
     }
-    return (PyObject *)convert_from_buffer(obj, typenum, backend);
+    return (PyObject *)buffer_in_array(obj, typenum, backend);
 }
 
 /* A zero-copy view of obj's device memory when it offers it: through
@@ -112,9 +115,9 @@ module_asarray(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
             return NULL;
         }
         if (PyObject_CheckBuffer(obj)) {
-            return (PyObject *)convert_from_buffer(obj, typenum, backend);
+            return (PyObject *)buffer_in_array(obj, typenum, backend);
         }
-        return (PyObject *)convert_from_sequence(obj, typenum, backend);
+        return (PyObject *)sequence_in_array(obj, typenum, backend);
     }
     if (typenum < 0 || typenum == imported->typenum) {
         return (PyObject *)imported;
@@ -170,7 +173,7 @@ module_make(int ndim, const int64_t *shape, int typenum, int backend, int fill,
         }
         cls = elementwise_cast_class(natural, typenum);
         /* checked before allocating, so a bad value costs nothing */
-        if (convert_python_scalar(value, typenum, cls, &scalar) < 0) {
+        if (scalar_from_python(value, typenum, cls, &scalar) < 0) {
             return NULL;
         }
     }
@@ -458,7 +461,7 @@ PyInit__core(void)
     }
     if (backend_module_init(module) < 0 || dtypeobject_module_init(module) < 0 ||
         array_module_init(module) < 0 || arraytype_module_init(module) < 0 ||
-        convert_module_init(module) < 0 || interop_module_init(module) < 0 ||
+        hostbuffer_module_init(module) < 0 || interop_module_init(module) < 0 ||
         ufunc_module_init(module) < 0 || module_add_all(module) < 0) {
         Py_DECREF(module);
         return NULL;

@@ -8,7 +8,7 @@
 #include "number.h"
 
 #include "array.h"
-#include "convert.h"
+#include "host_out.h"
 #include "ufunc.h"
 
 #define NUMBER_DEFINE_BINARY(name, op)                                    \
@@ -69,7 +69,7 @@ number_single_item(PyObject *self, const char *what)
                      what, (long long)a->size);
         return NULL;
     }
-    return convert_item(a);
+    return host_out_item(a);
 }
 
 static int
@@ -88,7 +88,7 @@ number_bool(PyObject *self)
                               "element is ambiguous. Use a.any() or a.all()");
         return -1;
     }
-    item = convert_item(a);
+    item = host_out_item(a);
     if (item == NULL) {
         return -1;
     }
@@ -131,7 +131,7 @@ number_index(PyObject *self)
                         "scalar index");
         return NULL;
     }
-    return convert_item(a);
+    return host_out_item(a);
 }
 
 PyObject *

@@ -11,7 +11,7 @@
 
 #include "array.h"
 #include "backend.h"
-#include "convert.h"
+#include "scalar.h"
 #include "dtype.h"
 #include "elementwise.h"
 
@@ -320,7 +320,7 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
         }
         /* range-checked against the dtype the op computes in: int / int
            runs in float64, where NumPy converts a Python int unchecked */
-        if (convert_python_scalar(operands[k], compute, cls, &scalars[k]) < 0) {
+        if (scalar_from_python(operands[k], compute, cls, &scalars[k]) < 0) {
             return NULL;
         }
         /* a weak scalar takes the computed dtype's precision first, as

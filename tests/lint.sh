@@ -49,7 +49,7 @@ KNOWN=(
     "src/elementwise.c:clang-analyzer-core.NullDereference"
     # a buffer requested with PyBUF_RECORDS_RO has a shape whenever it has
     # strides (PEP 3118: PyBUF_STRIDES implies PyBUF_ND)
-    "src/convert.c:clang-analyzer-core.NullDereference"
+    "src/buffer_in.c:clang-analyzer-core.NullDereference"
 )
 
 if command -v clang-tidy >/dev/null; then

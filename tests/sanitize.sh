@@ -20,7 +20,7 @@
 # a signed overflow it reports is a real bug.  The interpreter is not
 # instrumented, so gcc's libasan is preloaded (it has to come first).
 # PYTHONMALLOC=malloc sends Python's small allocations (the PyMem_Malloc
-# blocks of convert.c, objects) through malloc, where ASan sees them.  Leak
+# blocks of conversions, objects) through malloc, where ASan sees them.  Leak
 # detection is off: the interpreter does not free everything at exit, and
 # tests/test_reliability.py measures leaks directly.  pytest captures
 # sys.stdout/sys.stderr only (--capture=sys): the sanitizers write to file

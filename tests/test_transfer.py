@@ -1,7 +1,8 @@
-"""Host <-> device transfers (src/convert.c): buffer-protocol objects and
-nested sequences in; NumPy arrays, filled buffers, lists, scalars and text
-out.  Every round trip is checked byte for byte on random data, and every
-inference and error against NumPy 2."""
+"""Host <-> device transfers (src/buffer_in.c, sequence_in.c, host_out.c,
+scalar.c, repr.c): buffer-protocol objects and nested sequences in; NumPy
+arrays, filled buffers, lists, scalars and text out.  Every round trip is
+checked byte for byte on random data, and every inference and error against
+NumPy 2."""
 
 import array
 import ctypes
