@@ -10,13 +10,15 @@
 
 #include <stddef.h>
 
-#include "backend.h"
 #include "convert.h"
+#include "device.h"
 #include "dtype.h"
 #include "elementwise.h"
 #include "interop.h"
 #include "number.h"
+#include "pool.h"
 #include "reduce.h"
+#include "transfer.h"
 
 PyObject *array_AxisError = NULL;
 
@@ -91,12 +93,12 @@ array_set_c_strides(DeviceArrayObject *a)
 DeviceArrayObject *
 array_new(int backend, int typenum, int ndim, const int64_t *shape)
 {
-    DeviceArrayObject *a = array_new_view(backend, backend_device(backend), typenum,
+    DeviceArrayObject *a = array_new_view(backend, device_current(backend), typenum,
                                           ndim, shape, NULL, NULL, NULL, 0);
     if (a == NULL) {
         return NULL;
     }
-    a->alloc = backend_malloc(backend, (size_t)DA_NBYTES(a));
+    a->alloc = pool_malloc(backend, (size_t)DA_NBYTES(a));
     if (a->alloc == NULL) {
         Py_DECREF(a);
         return NULL;
@@ -226,11 +228,11 @@ array_to_backend(DeviceArrayObject *a, int typenum, int backend)
         goto error;
     }
     nbytes = (size_t)DA_NBYTES(a);
-    staging = backend_malloc(DA_BACKEND_HOST, nbytes);
+    staging = pool_malloc(DA_BACKEND_HOST, nbytes);
     if (staging == NULL ||
-        backend_copy(contiguous->backend, staging, contiguous->data, nbytes,
-                     DA_COPY_D2H) < 0 ||
-        backend_copy(backend, moved->data, staging, nbytes, DA_COPY_H2D) < 0) {
+        transfer_copy(contiguous->backend, staging, contiguous->data, nbytes,
+                      DA_COPY_D2H) < 0 ||
+        transfer_copy(backend, moved->data, staging, nbytes, DA_COPY_H2D) < 0) {
         goto error;
     }
     result = typenum == a->typenum ? (PyObject *)moved
@@ -240,7 +242,7 @@ array_to_backend(DeviceArrayObject *a, int typenum, int backend)
     }
     moved = NULL;
 error:
-    backend_free(DA_BACKEND_HOST, staging);
+    pool_free(DA_BACKEND_HOST, staging);
     Py_XDECREF(moved);
     Py_XDECREF(contiguous);
     return result;
@@ -253,7 +255,7 @@ array_dealloc(DeviceArrayObject *self)
         PyObject_ClearWeakRefs((PyObject *)self);
     }
     if (self->alloc != NULL) {
-        backend_free(self->backend, self->alloc);
+        pool_free(self->backend, self->alloc);
     }
     Py_XDECREF(self->base);
     PyObject_Free(self);

@@ -9,7 +9,7 @@
  *     tolist, item, repr, filled nested sequences) comes from PyMem_Malloc
  *     and is freed before the function that took it returns; so is the
  *     device staging block a strided buffer may be gathered through
- *     (backend_malloc/backend_free, stream-ordered after the gather).
+ *     (pool_malloc/pool_free, stream-ordered after the gather).
  *   - A _HostBuffer owns its PyMem_Malloc'd block and frees it in dealloc.
  *     A memoryview over it keeps it alive through its reference to the
  *     exporter, and the block never moves or resizes, so no export count is
@@ -31,6 +31,8 @@
 #include "backend.h"
 #include "convert.h"
 #include "dtype.h"
+#include "pool.h"
+#include "transfer.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -120,8 +122,8 @@ convert_copy_to_host(DeviceArrayObject *a, void *dst)
     if (contiguous == NULL) {
         goto done;
     }
-    status = backend_copy(contiguous->backend, dst, contiguous->data,
-                          (size_t)DA_NBYTES(contiguous), DA_COPY_D2H);
+    status = transfer_copy(contiguous->backend, dst, contiguous->data,
+                           (size_t)DA_NBYTES(contiguous), DA_COPY_D2H);
 done:
     Py_XDECREF(contiguous);
     return status;
@@ -643,15 +645,15 @@ convert_buffer_gather(const Py_buffer *view, int src_typenum, int typenum, int b
     if (result == NULL) {
         return NULL;
     }
-    staging = backend_malloc(backend, (size_t)span);
+    staging = pool_malloc(backend, (size_t)span);
     if (staging == NULL) {
         goto done;
     }
     for (d = 0; d < view->ndim; d++) {
         strides[d] = view->shape[d] > 1 ? view->strides[d] : 0;
     }
-    if (backend_copy(backend, staging, (char *)view->buf + offset, (size_t)span,
-                     DA_COPY_H2D) < 0) {
+    if (transfer_copy(backend, staging, (char *)view->buf + offset, (size_t)span,
+                      DA_COPY_H2D) < 0) {
         goto done;
     }
     status = convert_elementwise_copy(backend, view->ndim, shape, result->data, typenum,
@@ -659,7 +661,7 @@ convert_buffer_gather(const Py_buffer *view, int src_typenum, int typenum, int b
                                       strides);
 done:
     if (staging != NULL) {
-        backend_free(backend, staging);
+        pool_free(backend, staging);
     }
     if (status < 0) {
         Py_CLEAR(result);
@@ -747,7 +749,7 @@ convert_from_buffer(PyObject *obj, int typenum, int backend)
             convert_buffer_strided_copy(&view, packed, 0);
             src = packed;
         }
-        if (backend_copy(backend, raw->data, src, (size_t)view.len, DA_COPY_H2D) < 0) {
+        if (transfer_copy(backend, raw->data, src, (size_t)view.len, DA_COPY_H2D) < 0) {
             goto done;
         }
     }
@@ -991,7 +993,7 @@ convert_from_sequence(PyObject *obj, int typenum, int backend)
     if (seq_walk(obj, 0, &st, 1) < 0) {
         goto error;
     }
-    if (backend_copy(backend, result->data, host, (size_t)nbytes, DA_COPY_H2D) < 0) {
+    if (transfer_copy(backend, result->data, host, (size_t)nbytes, DA_COPY_H2D) < 0) {
         goto error;
     }
     goto done;
@@ -1254,8 +1256,8 @@ convert_item(DeviceArrayObject *a)
         return NULL;
     }
     /* every index of a size-1 array is 0: the element is at data */
-    if (backend_copy(a->backend, &element, a->data, (size_t)DA_ITEMSIZE(a),
-                     DA_COPY_D2H) < 0) {
+    if (transfer_copy(a->backend, &element, a->data, (size_t)DA_ITEMSIZE(a),
+                      DA_COPY_D2H) < 0) {
         return NULL;
     }
     return convert_scalar_to_python(&element, a->typenum);

@@ -21,7 +21,10 @@
 #include "interop.h"
 
 #include "backend.h"
+#include "cuda_error.h"
+#include "device.h"
 #include "dtype.h"
+#include "transfer.h"
 
 /* ---- the DLPack ABI (from the DLPack specification, version 1.x) -------- */
 
@@ -127,7 +130,7 @@ stream_wait(cudaStream_t waiter, cudaStream_t producer)
     }
     err = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
     if (err != cudaSuccess) {
-        return backend_cuda_error(err, "cudaEventCreateWithFlags");
+        return cuda_error_raise(err, "cudaEventCreateWithFlags");
     }
     err = cudaEventRecord(event, producer);
     if (err == cudaSuccess) {
@@ -135,7 +138,7 @@ stream_wait(cudaStream_t waiter, cudaStream_t producer)
     }
     /* destroying a recorded event is safe: the wait keeps what it needs */
     (void)cudaEventDestroy(event);
-    return err == cudaSuccess ? 0 : backend_cuda_error(err, "cudaStreamWaitEvent");
+    return err == cudaSuccess ? 0 : cuda_error_raise(err, "cudaStreamWaitEvent");
 }
 #endif
 
@@ -356,7 +359,7 @@ interop_dlpack(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
             source = array_new(self->backend, self->typenum, self->ndim,
                                DA_SHAPE(self));
             if (source != NULL &&
-                backend_copy(self->backend, source->data, self->data,
+                transfer_copy(self->backend, source->data, self->data,
                              (size_t)DA_NBYTES(self), DA_COPY_D2D) < 0) {
                 Py_CLEAR(source);
             }
@@ -516,11 +519,11 @@ check_device_extent(uintptr_t ptr, int ndim, const int64_t *shape,
                          (unsigned long long)ptr);
             return -1;
         }
-        if (attrs.device != backend_device(DA_BACKEND_CUDA)) {
+        if (attrs.device != device_current(DA_BACKEND_CUDA)) {
             PyErr_Format(PyExc_ValueError,
                          "the data is on CUDA device %d, but devarray works on "
                          "device %d",
-                         attrs.device, backend_device(DA_BACKEND_CUDA));
+                         attrs.device, device_current(DA_BACKEND_CUDA));
             return -1;
         }
         if (device_allocation_range(ptr, &alloc_base, &alloc_size) &&
@@ -735,7 +738,7 @@ interop_from_cuda_array_interface(PyObject *obj, PyObject *cai, int backend)
         }
     }
 #endif
-    return array_new_view(DA_BACKEND_CUDA, backend_device(DA_BACKEND_CUDA),
+    return array_new_view(DA_BACKEND_CUDA, device_current(DA_BACKEND_CUDA),
                           typenum, ndim, shape, strides, (char *)(uintptr_t)ptr,
                           obj, readonly ? DA_FLAG_READONLY : 0);
 }
@@ -858,11 +861,11 @@ interop_from_dlpack(PyObject *obj, int backend, int copy)
                         "set_backend('cuda') or copy it to the host first");
         return NULL;
     }
-    if (on_device && device_id != backend_device(DA_BACKEND_CUDA)) {
+    if (on_device && device_id != device_current(DA_BACKEND_CUDA)) {
         PyErr_Format(PyExc_BufferError,
                      "the tensor is on CUDA device %d, but devarray works on "
                      "device %d",
-                     device_id, backend_device(DA_BACKEND_CUDA));
+                     device_id, device_current(DA_BACKEND_CUDA));
         return NULL;
     }
     if (!on_device && backend == DA_BACKEND_CUDA && copy == 0) {

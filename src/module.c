@@ -12,10 +12,14 @@
 #include "array.h"
 #include "backend.h"
 #include "convert.h"
+#include "cuda_error.h"
+#include "device.h"
 #include "dtype.h"
 #include "elementwise.h"
 #include "interop.h"
+#include "pool.h"
 #include "reduce.h"
+#include "transfer.h"
 
 static PyObject *
 module_to_device(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
@@ -178,7 +182,7 @@ module_make(int ndim, const int64_t *shape, int typenum, int backend, int fill,
         return NULL;
     }
     if ((fill == FILL_ZERO &&
-         backend_memset_zero(backend, a->data, (size_t)DA_NBYTES(a)) < 0) ||
+         transfer_memset_zero(backend, a->data, (size_t)DA_NBYTES(a)) < 0) ||
         (fill == FILL_VALUE &&
          elementwise_run(DA_OP_COPY, cls, a, 1, (DeviceArrayObject *[]){NULL},
                          &scalar) < 0)) {
@@ -424,9 +428,10 @@ PyInit__core(void)
     if (module == NULL) {
         return NULL;
     }
-    if (backend_module_init(module) < 0 || dtype_module_init(module) < 0 ||
-        array_module_init(module) < 0 || convert_module_init(module) < 0 ||
-        interop_module_init(module) < 0) {
+    if (cuda_error_module_init(module) < 0 || device_module_init(module) < 0 ||
+        pool_module_init(module) < 0 || backend_module_init(module) < 0 ||
+        dtype_module_init(module) < 0 || array_module_init(module) < 0 ||
+        convert_module_init(module) < 0 || interop_module_init(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -11,8 +11,8 @@
 #include "number.h"
 
 #include "array.h"
-#include "backend.h"
 #include "convert.h"
+#include "device.h"
 #include "dtype.h"
 #include "elementwise.h"
 
