@@ -11,12 +11,13 @@
 
 #include "array.h"
 #include "backend.h"
+#include "cai.h"
 #include "convert.h"
 #include "cuda_error.h"
 #include "device.h"
+#include "dlpack.h"
 #include "dtype.h"
 #include "elementwise.h"
-#include "interop.h"
 #include "pool.h"
 #include "reduce.h"
 #include "transfer.h"
@@ -69,7 +70,7 @@ module_import_device_memory(PyObject *obj, int backend)
         PyErr_Clear();
     }
     else {
-        result = interop_from_cuda_array_interface(obj, cai, backend);
+        result = cai_import(obj, cai, backend);
         Py_DECREF(cai);
         return result;
     }
@@ -77,10 +78,10 @@ module_import_device_memory(PyObject *obj, int backend)
         !PyObject_HasAttrString(obj, "__dlpack__")) {
         return NULL;
     }
-    if (interop_dlpack_is_cuda(obj, &is_cuda) < 0) {
+    if (dlpack_is_cuda(obj, &is_cuda) < 0) {
         return NULL;
     }
-    return is_cuda ? interop_from_dlpack(obj, backend, -1) : NULL;
+    return is_cuda ? dlpack_import(obj, backend, -1) : NULL;
 }
 
 static PyObject *
@@ -431,7 +432,7 @@ PyInit__core(void)
     if (cuda_error_module_init(module) < 0 || device_module_init(module) < 0 ||
         pool_module_init(module) < 0 || backend_module_init(module) < 0 ||
         dtype_module_init(module) < 0 || array_module_init(module) < 0 ||
-        convert_module_init(module) < 0 || interop_module_init(module) < 0) {
+        convert_module_init(module) < 0 || dlpack_module_init(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }
