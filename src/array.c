@@ -14,10 +14,11 @@
  * a module state (see module.c for why the module is single-phase).
  */
 #include "array.h"
+#include "pool.h"
 
 #include <stddef.h>
 
-#include "backend.h"
+#include "device.h"
 
 PyObject *array_AxisError = NULL;
 
@@ -92,12 +93,12 @@ array_set_c_strides(DeviceArrayObject *a)
 DeviceArrayObject *
 array_new(int backend, int typenum, int ndim, const int64_t *shape)
 {
-    DeviceArrayObject *a = array_new_view(backend, backend_device(backend), typenum,
+    DeviceArrayObject *a = array_new_view(backend, device_current(backend), typenum,
                                           ndim, shape, NULL, NULL, NULL, 0);
     if (a == NULL) {
         return NULL;
     }
-    a->alloc = backend_malloc(backend, (size_t)DA_NBYTES(a));
+    a->alloc = pool_malloc(backend, (size_t)DA_NBYTES(a));
     if (a->alloc == NULL) {
         Py_DECREF(a);
         return NULL;
@@ -183,7 +184,7 @@ array_dealloc(DeviceArrayObject *self)
         PyObject_ClearWeakRefs((PyObject *)self);
     }
     if (self->alloc != NULL) {
-        backend_free(self->backend, self->alloc);
+        pool_free(self->backend, self->alloc);
     }
     Py_XDECREF(self->base);
     PyObject_Free(self);

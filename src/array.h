@@ -3,7 +3,7 @@
  *
  * Ownership:
  *   - An array either owns its memory (`alloc` != NULL, freed with
- *     backend_free in dealloc) or borrows it from `base`, a strong reference
+ *     pool_free in dealloc) or borrows it from `base`, a strong reference
  *     to whatever keeps the memory alive: another DeviceArray, a foreign
  *     producer (issue 4) or a capsule.  Never both.
  *   - `data` points at the first element, inside `alloc` or the borrowed

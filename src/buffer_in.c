@@ -7,7 +7,7 @@
  *     resize, so the GIL may be released around the copies that read it.
  *   - A packed copy of a strided buffer comes from PyMem_Malloc and the
  *     device staging block a strided buffer may be gathered through from
- *     backend_malloc (freed with backend_free, stream-ordered after the
+ *     pool_malloc (freed with pool_free, stream-ordered after the
  *     gather); both are freed before the function that took them returns.
  */
 #include "buffer_in.h"
@@ -15,6 +15,9 @@
 #include "backend.h"
 #include "dtype.h"
 #include "hostcopy.h"
+#include "pool.h"
+#include "transfer.h"
+#include "device.h"
 
 /* Cast the contiguous array `src` into the contiguous array `dst` (same
    shape, other dtype). */
@@ -79,14 +82,14 @@ buffer_in_gather(const Py_buffer *view, int src_typenum, int typenum, int backen
     if (result == NULL) {
         return NULL;
     }
-    staging = backend_malloc(backend, (size_t)span);
+    staging = pool_malloc(backend, (size_t)span);
     if (staging == NULL) {
         goto done;
     }
     for (d = 0; d < view->ndim; d++) {
         strides[d] = view->shape[d] > 1 ? view->strides[d] : 0;
     }
-    if (backend_copy(backend, staging, (char *)view->buf + offset, (size_t)span,
+    if (transfer_copy(backend, staging, (char *)view->buf + offset, (size_t)span,
                      DA_COPY_H2D) < 0) {
         goto done;
     }
@@ -95,7 +98,7 @@ buffer_in_gather(const Py_buffer *view, int src_typenum, int typenum, int backen
                                   strides);
 done:
     if (staging != NULL) {
-        backend_free(backend, staging);
+        pool_free(backend, staging);
     }
     if (status < 0) {
         Py_CLEAR(result);
@@ -183,7 +186,7 @@ buffer_in_array(PyObject *obj, int typenum, int backend)
             hostcopy_buffer(&view, packed, 0);
             src = packed;
         }
-        if (backend_copy(backend, raw->data, src, (size_t)view.len, DA_COPY_H2D) < 0) {
+        if (transfer_copy(backend, raw->data, src, (size_t)view.len, DA_COPY_H2D) < 0) {
             goto done;
         }
     }

@@ -8,6 +8,9 @@
 
 #include "backend.h"
 #include "elementwise.h"
+#include "pool.h"
+#include "transfer.h"
+#include "device.h"
 
 DeviceArrayObject *
 copy_contiguous_as(DeviceArrayObject *a, int typenum)
@@ -61,11 +64,11 @@ copy_to_backend(DeviceArrayObject *a, int typenum, int backend)
         goto error;
     }
     nbytes = (size_t)DA_NBYTES(a);
-    staging = backend_malloc(DA_BACKEND_HOST, nbytes);
+    staging = pool_malloc(DA_BACKEND_HOST, nbytes);
     if (staging == NULL ||
-        backend_copy(contiguous->backend, staging, contiguous->data, nbytes,
+        transfer_copy(contiguous->backend, staging, contiguous->data, nbytes,
                      DA_COPY_D2H) < 0 ||
-        backend_copy(backend, moved->data, staging, nbytes, DA_COPY_H2D) < 0) {
+        transfer_copy(backend, moved->data, staging, nbytes, DA_COPY_H2D) < 0) {
         goto error;
     }
     result = typenum == a->typenum ? (PyObject *)moved
@@ -75,7 +78,7 @@ copy_to_backend(DeviceArrayObject *a, int typenum, int backend)
     }
     moved = NULL;
 error:
-    backend_free(DA_BACKEND_HOST, staging);
+    pool_free(DA_BACKEND_HOST, staging);
     Py_XDECREF(moved);
     Py_XDECREF(contiguous);
     return result;

@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "dtype.h"
 #include "dtypeobject.h"
+#include "device.h"
 
 static PyObject *
 array_get_shape(DeviceArrayObject *self, void *Py_UNUSED(closure))

@@ -13,11 +13,11 @@
  */
 #include "host_out.h"
 
-#include "backend.h"
 #include "dtype.h"
 #include "hostbuffer.h"
 #include "hostcopy.h"
 #include "scalar.h"
+#include "transfer.h"
 
 static PyObject *host_out_numpy_module;
 
@@ -249,7 +249,7 @@ host_out_item(DeviceArrayObject *a)
         return NULL;
     }
     /* every index of a size-1 array is 0: the element is at data */
-    if (backend_copy(a->backend, &element, a->data, (size_t)DA_ITEMSIZE(a),
+    if (transfer_copy(a->backend, &element, a->data, (size_t)DA_ITEMSIZE(a),
                      DA_COPY_D2H) < 0) {
         return NULL;
     }

@@ -18,6 +18,7 @@
 
 #include "backend.h"
 #include "copy.h"
+#include "transfer.h"
 
 /* ---- copies through the backend ------------------------------------------ */
 
@@ -68,7 +69,7 @@ hostcopy_to_host(DeviceArrayObject *a, void *dst)
     if (contiguous == NULL) {
         goto done;
     }
-    status = backend_copy(contiguous->backend, dst, contiguous->data,
+    status = transfer_copy(contiguous->backend, dst, contiguous->data,
                           (size_t)DA_NBYTES(contiguous), DA_COPY_D2H);
 done:
     Py_XDECREF(contiguous);

@@ -8,9 +8,8 @@
 #include "array.h"
 #include "host_out.h"
 #include "copy.h"
-#include "dtype.h"
 #include "dtypeobject.h"
-#include "interop.h"
+#include "dlpack.h"
 #include "number.h"
 #include "reduce.h"
 
@@ -253,13 +252,13 @@ PyMethodDef methods_table[] = {
      "is not C-contiguous)."},
     {"transpose", (PyCFunction)array_transpose, METH_VARARGS,
      "transpose($self, /, *axes)\n--\n\nA view with the axes permuted."},
-    {"__dlpack__", (PyCFunction)(void (*)(void))interop_dlpack,
+    {"__dlpack__", (PyCFunction)(void (*)(void))dlpack_export,
      METH_VARARGS | METH_KEYWORDS,
      "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, "
      "copy=None)"
      "\n--\n\nExport as a DLPack capsule, ordered before the consumer's "
      "stream."},
-    {"__dlpack_device__", (PyCFunction)interop_dlpack_device, METH_NOARGS,
+    {"__dlpack_device__", (PyCFunction)dlpack_export_device, METH_NOARGS,
      "__dlpack_device__($self, /)\n--\n\n(device_type, device_id) as DLPack names "
      "them."},
     {"__complex__", (PyCFunction)number_complex, METH_NOARGS,

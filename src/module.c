@@ -13,15 +13,19 @@
 #include "arraytype.h"
 #include "backend.h"
 #include "buffer_in.h"
+#include "cai.h"
 #include "copy.h"
-#include "dtype.h"
+#include "cuda_error.h"
+#include "device.h"
+#include "dlpack.h"
 #include "dtypeobject.h"
 #include "elementwise.h"
 #include "hostbuffer.h"
-#include "interop.h"
+#include "pool.h"
 #include "reduce.h"
 #include "scalar.h"
 #include "sequence_in.h"
+#include "transfer.h"
 #include "ufunc.h"
 
 static PyObject *
@@ -72,7 +76,7 @@ module_import_device_memory(PyObject *obj, int backend)
         PyErr_Clear();
     }
     else {
-        result = interop_from_cuda_array_interface(obj, cai, backend);
+        result = cai_import(obj, cai, backend);
         Py_DECREF(cai);
         return result;
     }
@@ -80,10 +84,10 @@ module_import_device_memory(PyObject *obj, int backend)
         !PyObject_HasAttrString(obj, "__dlpack__")) {
         return NULL;
     }
-    if (interop_dlpack_is_cuda(obj, &is_cuda) < 0) {
+    if (dlpack_is_cuda(obj, &is_cuda) < 0) {
         return NULL;
     }
-    return is_cuda ? interop_from_dlpack(obj, backend, -1) : NULL;
+    return is_cuda ? dlpack_import(obj, backend, -1) : NULL;
 }
 
 static PyObject *
@@ -185,7 +189,7 @@ module_make(int ndim, const int64_t *shape, int typenum, int backend, int fill,
         return NULL;
     }
     if ((fill == FILL_ZERO &&
-         backend_memset_zero(backend, a->data, (size_t)DA_NBYTES(a)) < 0) ||
+         transfer_memset_zero(backend, a->data, (size_t)DA_NBYTES(a)) < 0) ||
         (fill == FILL_VALUE &&
          elementwise_run(DA_OP_COPY, cls, a, 1, (DeviceArrayObject *[]){NULL},
                          &scalar) < 0)) {
@@ -459,10 +463,12 @@ PyInit__core(void)
     if (module == NULL) {
         return NULL;
     }
-    if (backend_module_init(module) < 0 || dtypeobject_module_init(module) < 0 ||
-        array_module_init(module) < 0 || arraytype_module_init(module) < 0 ||
-        hostbuffer_module_init(module) < 0 || interop_module_init(module) < 0 ||
-        ufunc_module_init(module) < 0 || module_add_all(module) < 0) {
+    if (cuda_error_module_init(module) < 0 || device_module_init(module) < 0 ||
+        pool_module_init(module) < 0 || backend_module_init(module) < 0 ||
+        dtypeobject_module_init(module) < 0 || array_module_init(module) < 0 ||
+        arraytype_module_init(module) < 0 || hostbuffer_module_init(module) < 0 ||
+        dlpack_module_init(module) < 0 || ufunc_module_init(module) < 0 ||
+        module_add_all(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }

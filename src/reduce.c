@@ -15,6 +15,7 @@
 #include "copy.h"
 #include "dtype.h"
 #include "elementwise.h"
+#include "transfer.h"
 
 /* The accumulator dtype for a result dtype (launch.h lists what each one
    can read). */
@@ -150,8 +151,8 @@ reduce_sum(DeviceArrayObject *a, PyObject *axis, int typenum, int keepdims)
         return (PyObject *)result;
     }
     if (seglen == 0) {
-        if (backend_memset_zero(a->backend, result->data,
-                                (size_t)DA_NBYTES(result)) < 0) {
+        if (transfer_memset_zero(a->backend, result->data,
+                                 (size_t)DA_NBYTES(result)) < 0) {
             goto error;
         }
         return (PyObject *)result;

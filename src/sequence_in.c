@@ -10,8 +10,8 @@
 
 #include <string.h>
 
-#include "backend.h"
 #include "scalar.h"
+#include "transfer.h"
 
 enum {
     SEQ_BOOL = 1,
@@ -228,7 +228,7 @@ sequence_in_array(PyObject *obj, int typenum, int backend)
     if (seq_walk(obj, 0, &st, 1) < 0) {
         goto error;
     }
-    if (backend_copy(backend, result->data, host, (size_t)nbytes, DA_COPY_H2D) < 0) {
+    if (transfer_copy(backend, result->data, host, (size_t)nbytes, DA_COPY_H2D) < 0) {
         goto error;
     }
     goto done;

@@ -14,6 +14,7 @@
 #include "scalar.h"
 #include "dtype.h"
 #include "elementwise.h"
+#include "device.h"
 
 /* ---- the table, as data ----------------------------------------------- */
 

@@ -1,0 +1,26 @@
+/*
+ * DLPack, both ways: DeviceArray.__dlpack__ / __dlpack_device__ (export)
+ * and from_dlpack (import).  See the ownership rules at the top of
+ * dlpack.c.
+ */
+#ifndef DEVARRAY_SRC_DLPACK_H_
+#define DEVARRAY_SRC_DLPACK_H_
+
+#include "common.h"
+#include "array.h"
+
+/* Add from_dlpack() to `module`. */
+int dlpack_module_init(PyObject *module);
+
+/* DeviceArray.__dlpack__ and __dlpack_device__. */
+PyObject *dlpack_export(DeviceArrayObject *self, PyObject *args, PyObject *kwds);
+PyObject *dlpack_export_device(DeviceArrayObject *self, PyObject *args);
+
+/* A DeviceArray from a DLPack producer: a zero-copy view when its memory is
+   on `backend`, else a copy (copy: -1 as needed, 0 never, 1 always). */
+DeviceArrayObject *dlpack_import(PyObject *obj, int backend, int copy);
+
+/* Whether a DLPack producer's memory is on a CUDA device (sets *is_cuda). */
+int dlpack_is_cuda(PyObject *obj, int *is_cuda);
+
+#endif /* DEVARRAY_SRC_DLPACK_H_ */
