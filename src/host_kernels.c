@@ -171,8 +171,8 @@ host_iter_next(host_iter *it)
         if (carry) {
             it->coord[d] = 0;
         }
-        for (k = 0; k < it->nops; k++) {
-            if (ops[k]->data != NULL) {
+        for (k = 0; k < 3; k++) {
+            if (k < it->nops && ops[k]->data != NULL) {
                 it->off[k] += carry ? -ops[k]->strides[d] * (e->shape[d] - 1)
                                     : ops[k]->strides[d];
             }

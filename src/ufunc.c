@@ -24,6 +24,16 @@ typedef struct {
     int rule; /* DA_RULE_* */
 } ufunc_info;
 
+/* Kernels and descriptors have room for two operands. */
+#define UFUNC_CHECK_NIN_(ID, name, nin, rule, doc) \
+    _Static_assert((nin) == 1 || (nin) == 2, #name ": an op takes 1 or 2 operands");
+DA_FOR_EACH_OP(UFUNC_CHECK_NIN_)
+#undef UFUNC_CHECK_NIN_
+
+/* The number of operands of op: 1 or 2, as checked above (spelt so that
+   the static analysers see the bound of the operand arrays). */
+#define UFUNC_NIN(op) (ufunc_table[op].nin == 2 ? 2 : 1)
+
 static const ufunc_info ufunc_table[DA_NOPS] = {
 #define UFUNC_INFO_(ID, name, nin, rule, doc) \
     [DA_OP_##ID] = {#name, nin, DA_RULE_##rule},
@@ -32,7 +42,7 @@ static const ufunc_info ufunc_table[DA_NOPS] = {
 };
 
 /* 1 + the DA_RESULT_* kind of each (op, class) loop; 0 where there is none. */
-static const signed char ufunc_loops[DA_NOPS][DA_NCLASSES] = {
+static const unsigned char ufunc_loops[DA_NOPS][DA_NCLASSES] = {
 #define UFUNC_LOOP_(OP, CLS, CNAME, RESULT, RNAME, FN, EXPR) [OP][CLS] = 1 + RESULT,
     DA_FOR_EACH_KERNEL(UFUNC_LOOP_)
 #undef UFUNC_LOOP_
@@ -40,7 +50,7 @@ static const signed char ufunc_loops[DA_NOPS][DA_NCLASSES] = {
 
 /* NumPy's math functions on bool and integers compute in the smallest
    float that holds every value of the dtype. */
-static const signed char ufunc_inexact_of[DA_NTYPES] = {
+static const unsigned char ufunc_inexact_of[DA_NTYPES] = {
     [DA_BOOL] = DA_FLOAT16,   [DA_INT8] = DA_FLOAT16,  [DA_UINT8] = DA_FLOAT16,
     [DA_INT16] = DA_FLOAT32,  [DA_UINT16] = DA_FLOAT32, [DA_INT32] = DA_FLOAT64,
     [DA_UINT32] = DA_FLOAT64, [DA_INT64] = DA_FLOAT64, [DA_UINT64] = DA_FLOAT64,
@@ -202,7 +212,7 @@ static int
 ufunc_promote(int op, DeviceArrayObject *const *arrays, PyObject *const *operands,
               const char *kinds)
 {
-    const int nin = ufunc_table[op].nin;
+    const int nin = UFUNC_NIN(op);
     const int inexact = ufunc_table[op].rule == DA_RULE_INEXACT;
     const DeviceArrayObject *first = NULL;
     int strong = -1, mapped = -1, k;
@@ -277,7 +287,7 @@ ufunc_check_output(int op, DeviceArrayObject *out, int result, int ndim,
 PyObject *
 ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
 {
-    const int nin = ufunc_table[op].nin;
+    const int nin = UFUNC_NIN(op);
     DeviceArrayObject *arrays[2] = {NULL, NULL}, *out = NULL, *copied = NULL;
     DeviceArrayObject *first = NULL;
     da_scalar scalars[2];

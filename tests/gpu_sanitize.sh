@@ -29,7 +29,8 @@ sanitize() {
 }
 
 sanitize memcheck memcheck.log python3 -m pytest -q -x -p no:cacheprovider \
-    tests/test_arith.py tests/test_sum.py tests/test_array.py tests/test_transfer.py \
+    tests/test_arith.py tests/test_ufunc.py tests/test_sum.py tests/test_array.py \
+    tests/test_transfer.py \
     -k "cuda or gpu"
 sanitize racecheck racecheck.log python3 -m pytest -q -x -p no:cacheprovider \
     tests/test_sum.py -k "cuda or gpu"

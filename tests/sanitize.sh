@@ -16,7 +16,7 @@
 # (-fsanitize=... -fno-omit-frame-pointer) and DEVARRAY_DEBUG=1 (-O0 -g,
 # assertions on).  CFLAGS=-fno-wrapv undoes the -fwrapv of Python's own
 # CFLAGS, which would hide signed overflow from UBSan: devarray's C code does
-# not rely on it (ops.h wraps integers in unsigned arithmetic on purpose), so
+# not rely on it (kernels/ops.h wraps integers in unsigned arithmetic on purpose), so
 # a signed overflow it reports is a real bug.  The interpreter is not
 # instrumented, so gcc's libasan is preloaded (it has to come first).
 # PYTHONMALLOC=malloc sends Python's small allocations (the PyMem_Malloc
