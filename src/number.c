@@ -8,6 +8,7 @@
 #include "number.h"
 
 #include "array.h"
+#include "dtype.h"
 #include "host_out.h"
 #include "ufunc.h"
 
@@ -125,7 +126,8 @@ static PyObject *
 number_index(PyObject *self)
 {
     DeviceArrayObject *a = (DeviceArrayObject *)self;
-    if (a->ndim != 0 || a->typenum < DA_INT8 || a->typenum > DA_UINT64) {
+    if (a->ndim != 0 || (dtype_table[a->typenum].kind != 'i' &&
+                         dtype_table[a->typenum].kind != 'u')) {
         PyErr_SetString(PyExc_TypeError,
                         "only integer scalar arrays can be converted to a "
                         "scalar index");

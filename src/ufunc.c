@@ -58,29 +58,20 @@ static const unsigned char ufunc_inexact_of[DA_NTYPES] = {
     [DA_COMPLEX64] = DA_COMPLEX64, [DA_COMPLEX128] = DA_COMPLEX128,
 };
 
-static int
-ufunc_is_integer(int typenum)
-{
-    return typenum >= DA_INT8 && typenum <= DA_UINT64;
-}
-
-/* The dtype `op` computes in for operands promoted to `promoted`, the class
-   of its loop and the result dtype; -1 with TypeError when there is no
-   loop for it. */
+/* The dtype `op` computes in for operands promoted to `promoted` (by
+   ufunc_promote, which has applied the INEXACT rule already), the class of
+   its loop and the result dtype; -1 with TypeError when there is no loop
+   for it. */
 static int
 ufunc_resolve(int op, int promoted, int *compute, int *cls, int *result)
 {
     const ufunc_info *info = &ufunc_table[op];
+    const char kind = dtype_table[promoted].kind;
     int loop;
 
     *compute = promoted;
-    if (promoted == DA_BOOL || ufunc_is_integer(promoted)) {
-        if (info->rule == DA_RULE_FLOAT64) {
-            *compute = DA_FLOAT64;
-        }
-        else if (info->rule == DA_RULE_INEXACT) {
-            *compute = ufunc_inexact_of[promoted];
-        }
+    if (info->rule == DA_RULE_FLOAT64 && (kind == 'b' || kind == 'i' || kind == 'u')) {
+        *compute = DA_FLOAT64;
     }
     *cls = da_class_of(*compute);
     loop = ufunc_loops[op][*cls];
