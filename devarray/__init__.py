@@ -9,4 +9,11 @@ from . import _core
 from ._core import *  # noqa: F403  (every public name of _core, __all__ below)
 from ._version import __version__
 
-__all__ = [*_core.__all__, "__version__"]
+__all__ = [*_core.__all__, "__version__", "get_include"]
+
+
+def get_include():
+    """The directory of devarray.h, for an extension's include path."""
+    import os
+
+    return os.path.join(os.path.dirname(__file__), "include")

@@ -6,6 +6,7 @@
 #include "arraytype.h"
 
 #include "array.h"
+#include "exchange.h"
 #include "repr.h"
 #include "getset.h"
 #include "indexing.h"
@@ -44,6 +45,8 @@ static PyMappingMethods array_as_mapping = {
 int
 arraytype_module_init(PyObject *module)
 {
+    PyObject *exchange_api;
+
     DeviceArray_Type.tp_repr = (reprfunc)array_repr;
     DeviceArray_Type.tp_str = (reprfunc)array_str;
     DeviceArray_Type.tp_as_number = &number_as_number;
@@ -60,6 +63,15 @@ arraytype_module_init(PyObject *module)
                              Py_None) < 0) {
         return -1;
     }
+    /* DLPack 1.3: consumers exchange DeviceArrays at C speed */
+    exchange_api = exchange_capsule();
+    if (exchange_api == NULL ||
+        PyDict_SetItemString(DeviceArray_Type.tp_dict, "__dlpack_c_exchange_api__",
+                             exchange_api) < 0) {
+        Py_XDECREF(exchange_api);
+        return -1;
+    }
+    Py_DECREF(exchange_api);
     PyType_Modified(&DeviceArray_Type);
     if (PyModule_AddObjectRef(module, "DeviceArray",
                               (PyObject *)&DeviceArray_Type) < 0) {

@@ -49,6 +49,17 @@ cuda_error_raise(cudaError_t err, const char *call)
 #endif /* DEVARRAY_HAVE_CUDA */
 
 int
+cuda_error_set(int code, const char *call)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    return cuda_error_raise((cudaError_t)code, call);
+#else
+    PyErr_Format(cuda_error_type, "%s failed: CUDA error %d", call, code);
+    return -1;
+#endif
+}
+
+int
 cuda_error_module_init(PyObject *module)
 {
     cuda_error_type = PyErr_NewExceptionWithDoc(

@@ -14,6 +14,11 @@
    `module` (also in builds without CUDA, so that the name always exists). */
 int cuda_error_module_init(PyObject *module);
 
+/* Raise devarray.CUDAError for the cudaError_t `code` returned by `call`
+   (also in builds without CUDA, for extensions built against the C API);
+   returns -1. */
+int cuda_error_set(int code, const char *call);
+
 #ifdef DEVARRAY_HAVE_CUDA
 /* Turn a failed CUDA call into devarray.CUDAError naming the error, its
    message and `call`; returns -1.  Call only when err != cudaSuccess. */

@@ -22,58 +22,6 @@
 #include "stream.h"
 #include "transfer.h"
 
-/* ---- the DLPack ABI (from the DLPack specification, version 1.x) -------- */
-
-typedef struct {
-    int32_t device_type;
-    int32_t device_id;
-} DLDevice;
-
-typedef struct {
-    uint8_t code;
-    uint8_t bits;
-    uint16_t lanes;
-} DLDataType;
-
-typedef struct {
-    void *data;
-    DLDevice device;
-    int32_t ndim;
-    DLDataType dtype;
-    int64_t *shape;
-    int64_t *strides; /* in elements; NULL means C-contiguous (legacy) */
-    uint64_t byte_offset;
-} DLTensor;
-
-typedef struct DLManagedTensor {
-    DLTensor dl_tensor;
-    void *manager_ctx;
-    void (*deleter)(struct DLManagedTensor *self);
-} DLManagedTensor;
-
-typedef struct {
-    uint32_t major;
-    uint32_t minor;
-} DLPackVersion;
-
-typedef struct DLManagedTensorVersioned {
-    DLPackVersion version;
-    void *manager_ctx;
-    void (*deleter)(struct DLManagedTensorVersioned *self);
-    uint64_t flags;
-    DLTensor dl_tensor;
-} DLManagedTensorVersioned;
-
-enum { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13 };
-enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLComplex = 5, kDLBool = 6 };
-
-#define DLPACK_FLAG_BITMASK_READ_ONLY (UINT64_C(1) << 0)
-#define DLPACK_FLAG_BITMASK_IS_COPIED (UINT64_C(1) << 1)
-
-/* The version devarray produces: 1.2 fills strides for every ndim > 0. */
-#define DEVARRAY_DLPACK_MAJOR 1
-#define DEVARRAY_DLPACK_MINOR 2
-
 static const char capsule_legacy[] = "dltensor";
 static const char capsule_versioned[] = "dltensor_versioned";
 static const char capsule_used_legacy[] = "used_dltensor";
@@ -92,8 +40,8 @@ static const DLDataType dlpack_dtypes[DA_NTYPES] = {
     [DA_COMPLEX128] = {kDLComplex, 128, 1},
 };
 
-static int
-typenum_from_dlpack(DLDataType dtype, int *typenum)
+int
+dlpack_typenum(DLDataType dtype, int *typenum)
 {
     int t;
     for (t = 0; t < DA_NTYPES; t++) {
@@ -205,6 +153,30 @@ dlpack_fill_tensor(DLTensor *tensor, DeviceArrayObject *a, int64_t *shape_stride
     return 0;
 }
 
+DLManagedTensorVersioned *
+dlpack_managed_new(DeviceArrayObject *source, int is_copy, uint32_t minor)
+{
+    const size_t dims_bytes = sizeof(int64_t) * 2 * (size_t)source->ndim;
+    DLManagedTensorVersioned *managed = PyMem_RawMalloc(sizeof *managed + dims_bytes);
+    if (managed == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    managed->version.major = DEVARRAY_DLPACK_MAJOR;
+    managed->version.minor = minor;
+    managed->flags =
+        ((source->flags & DA_FLAG_READONLY) ? DLPACK_FLAG_BITMASK_READ_ONLY : 0) |
+        (is_copy ? DLPACK_FLAG_BITMASK_IS_COPIED : 0);
+    if (dlpack_fill_tensor(&managed->dl_tensor, source, (int64_t *)(managed + 1)) < 0) {
+        PyMem_RawFree(managed);
+        return NULL;
+    }
+    Py_INCREF(source);
+    managed->manager_ctx = source;
+    managed->deleter = dlpack_versioned_deleter;
+    return managed;
+}
+
 PyObject *
 dlpack_export_device(DeviceArrayObject *self, PyObject *Py_UNUSED(args))
 {
@@ -250,7 +222,6 @@ dlpack_export(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
              *copy = Py_None, *capsule = NULL;
     DeviceArrayObject *source = NULL;
     int major = 0, minor = 0, versioned, device_type = 0, device_id = 0;
-    size_t dims_bytes;
     void *block = NULL;
 
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$OOOO:__dlpack__", kwlist,
@@ -311,79 +282,57 @@ dlpack_export(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
         goto error;
     }
 
-    dims_bytes = sizeof(int64_t) * 2 * (size_t)source->ndim;
+    /* each tensor takes its own reference to source */
     if (versioned) {
-        DLManagedTensorVersioned *managed;
-        block = PyMem_RawMalloc(sizeof *managed + dims_bytes);
-        if (block == NULL) {
-            PyErr_NoMemory();
-            goto error;
-        }
-        managed = block;
-        managed->version.major = DEVARRAY_DLPACK_MAJOR;
-        managed->version.minor =
+        DLManagedTensorVersioned *managed = dlpack_managed_new(
+            source, copy == Py_True,
             major > DEVARRAY_DLPACK_MAJOR || minor > DEVARRAY_DLPACK_MINOR
                 ? DEVARRAY_DLPACK_MINOR
-                : (uint32_t)minor;
-        managed->flags = ((source->flags & DA_FLAG_READONLY)
-                              ? DLPACK_FLAG_BITMASK_READ_ONLY
-                              : 0) |
-                         (copy == Py_True ? DLPACK_FLAG_BITMASK_IS_COPIED : 0);
-        if (dlpack_fill_tensor(&managed->dl_tensor, source,
-                               (int64_t *)(managed + 1)) < 0) {
+                : (uint32_t)minor);
+        if (managed == NULL) {
             goto error;
         }
-        managed->manager_ctx = source;
-        managed->deleter = dlpack_versioned_deleter;
-        capsule = PyCapsule_New(managed, capsule_versioned,
-                                dlpack_capsule_destructor);
+        capsule = PyCapsule_New(managed, capsule_versioned, dlpack_capsule_destructor);
+        if (capsule == NULL) {
+            managed->deleter(managed);
+        }
     }
     else {
         DLManagedTensor *managed;
-        block = PyMem_RawMalloc(sizeof *managed + dims_bytes);
+        block = PyMem_RawMalloc(sizeof *managed + sizeof(int64_t) * 2 * (size_t)source->ndim);
         if (block == NULL) {
             PyErr_NoMemory();
             goto error;
         }
         managed = block;
-        if (dlpack_fill_tensor(&managed->dl_tensor, source,
-                               (int64_t *)(managed + 1)) < 0) {
+        if (dlpack_fill_tensor(&managed->dl_tensor, source, (int64_t *)(managed + 1)) < 0) {
             goto error;
         }
+        Py_INCREF(source);
         managed->manager_ctx = source;
         managed->deleter = dlpack_legacy_deleter;
+        block = NULL; /* the deleter frees it */
         capsule = PyCapsule_New(managed, capsule_legacy, dlpack_capsule_destructor);
+        if (capsule == NULL) {
+            managed->deleter(managed);
+        }
     }
-    if (capsule == NULL) {
-        goto error;
-    }
-    /* the tensor's reference to source now belongs to the capsule */
-    return capsule;
 error:
     PyMem_RawFree(block);
     Py_XDECREF(source);
-    return NULL;
+    return capsule;
 }
 
 /* ---- consuming DLPack ------------------------------------------------------ */
 
-/* The owner capsule of an imported tensor: calls the producer's deleter. */
+/* Call the producer's deleter of a tensor devarray took over (kind:
+   capsule_versioned or capsule_legacy), keeping any pending exception: the
+   deleter may run Python code. */
 static void
-dlpack_owner_destructor(PyObject *capsule)
+dlpack_release(void *managed, const char *kind)
 {
     PyObject *type, *value, *traceback;
-    void *managed;
-    const char *kind;
-    /* the capsule may die while an error propagates, and the producer's
-       deleter may run Python code */
     PyErr_Fetch(&type, &value, &traceback);
-    managed = PyCapsule_GetPointer(capsule, capsule_owner);
-    kind = PyCapsule_GetContext(capsule);
-    if (managed == NULL) {
-        PyErr_Clear();
-        PyErr_Restore(type, value, traceback);
-        return;
-    }
     if (kind == capsule_versioned) {
         DLManagedTensorVersioned *versioned = managed;
         if (versioned->deleter != NULL) {
@@ -397,6 +346,124 @@ dlpack_owner_destructor(PyObject *capsule)
         }
     }
     PyErr_Restore(type, value, traceback);
+}
+
+/* The owner capsule of an imported tensor: calls the producer's deleter. */
+static void
+dlpack_owner_destructor(PyObject *capsule)
+{
+    PyObject *type, *value, *traceback;
+    void *managed;
+    PyErr_Fetch(&type, &value, &traceback);
+    managed = PyCapsule_GetPointer(capsule, capsule_owner);
+    if (managed == NULL) {
+        PyErr_Clear();
+    }
+    else {
+        dlpack_release(managed, PyCapsule_GetContext(capsule));
+    }
+    PyErr_Restore(type, value, traceback);
+}
+
+/* A DeviceArray viewing `tensor` of the managed tensor `managed` (of
+   `kind`), which it takes over: its base is an owner capsule that calls the
+   deleter when the view dies, and on failure (an unsupported dtype, ndim,
+   device or layout: BufferError) the deleter is called at once. */
+static DeviceArrayObject *
+dlpack_wrap(void *managed, const char *kind, const DLTensor *tensor, int readonly)
+{
+    PyObject *owner = NULL;
+    DeviceArrayObject *view = NULL;
+    int64_t shape[DA_MAXDIMS], strides[DA_MAXDIMS], stride, size;
+    int on_device, typenum, itemsize, i;
+
+    on_device = tensor->device.device_type == kDLCUDA ||
+                tensor->device.device_type == kDLCUDAManaged;
+    if (!on_device && tensor->device.device_type != kDLCPU &&
+        tensor->device.device_type != kDLCUDAHost) {
+        PyErr_Format(PyExc_BufferError,
+                     "unsupported DLPack device type %d (devarray reads CPU "
+                     "and CUDA memory)",
+                     (int)tensor->device.device_type);
+        goto error;
+    }
+    if (on_device && tensor->device.device_id != device_current(DA_BACKEND_CUDA)) {
+        PyErr_Format(PyExc_BufferError,
+                     "the tensor is on CUDA device %d, but devarray works on "
+                     "device %d",
+                     (int)tensor->device.device_id, device_current(DA_BACKEND_CUDA));
+        goto error;
+    }
+    if (dlpack_typenum(tensor->dtype, &typenum) < 0) {
+        goto error;
+    }
+    if (tensor->ndim < 0 || tensor->ndim > DA_MAXDIMS) {
+        PyErr_Format(PyExc_BufferError, "unsupported DLPack ndim %d",
+                     (int)tensor->ndim);
+        goto error;
+    }
+    itemsize = da_itemsize(typenum);
+    for (i = 0; i < tensor->ndim; i++) {
+        shape[i] = tensor->shape[i];
+    }
+    /* before the strides are computed from it */
+    size = array_shape_size(tensor->ndim, shape, itemsize);
+    if (size < 0) {
+        goto error;
+    }
+    if (size > 0 && tensor->data == NULL) {
+        PyErr_SetString(PyExc_BufferError,
+                        "the DLPack tensor has a null data pointer but is not empty");
+        goto error;
+    }
+    /* kernels read whole elements: device data must be aligned */
+    if (on_device &&
+        ((uintptr_t)tensor->data + tensor->byte_offset) % (uintptr_t)itemsize != 0) {
+        PyErr_SetString(PyExc_BufferError,
+                        "the DLPack tensor's data is not aligned to its itemsize");
+        goto error;
+    }
+    stride = itemsize;
+    for (i = tensor->ndim - 1; i >= 0; i--) {
+        strides[i] = tensor->strides != NULL
+                         ? (int64_t)((uint64_t)tensor->strides[i] * (uint64_t)itemsize)
+                         : stride;
+        stride *= shape[i] > 0 ? shape[i] : 1;
+    }
+    owner = PyCapsule_New(managed, capsule_owner, dlpack_owner_destructor);
+    if (owner == NULL) {
+        goto error;
+    }
+    if (PyCapsule_SetContext(owner, (void *)kind) < 0) {
+        /* not armed yet: release below, not through the capsule */
+        PyCapsule_SetDestructor(owner, NULL);
+        goto error;
+    }
+    managed = NULL; /* the owner releases it from here on */
+    view = array_new_view(on_device ? DA_BACKEND_CUDA : DA_BACKEND_HOST,
+                          on_device ? tensor->device.device_id : 0, typenum,
+                          tensor->ndim, shape, strides,
+                          (char *)tensor->data + tensor->byte_offset, owner,
+                          readonly ? DA_FLAG_READONLY : 0);
+error:
+    if (managed != NULL) {
+        dlpack_release(managed, kind);
+    }
+    Py_XDECREF(owner);
+    return view;
+}
+
+DeviceArrayObject *
+dlpack_from_managed(DLManagedTensorVersioned *managed)
+{
+    if (managed->version.major != DEVARRAY_DLPACK_MAJOR) {
+        PyErr_Format(PyExc_BufferError, "unsupported DLPack version %u.%u",
+                     managed->version.major, managed->version.minor);
+        dlpack_release(managed, capsule_versioned);
+        return NULL;
+    }
+    return dlpack_wrap(managed, capsule_versioned, &managed->dl_tensor,
+                       (managed->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
 }
 
 /* Call obj.__dlpack__(**kwargs) asking for a versioned capsule, falling back
@@ -458,13 +525,12 @@ dlpack_is_cuda(PyObject *obj, int *is_cuda)
 DeviceArrayObject *
 dlpack_import(PyObject *obj, int backend, int copy)
 {
-    PyObject *capsule = NULL, *owner = NULL, *stream = NULL;
+    PyObject *capsule = NULL, *stream = NULL;
     DeviceArrayObject *view = NULL, *result = NULL;
     DLTensor *tensor;
     void *managed;
     const char *kind;
-    int64_t shape[DA_MAXDIMS], strides[DA_MAXDIMS], stride, size;
-    int device_type, device_id, on_device, typenum, itemsize, readonly = 0, i;
+    int device_type, device_id, on_device, readonly = 0;
 
     if (dlpack_producer_device(obj, &device_type, &device_id) < 0) {
         return NULL;
@@ -537,14 +603,6 @@ dlpack_import(PyObject *obj, int backend, int copy)
                          : Py_TYPE(capsule)->tp_name);
         goto error;
     }
-    if (typenum_from_dlpack(tensor->dtype, &typenum) < 0) {
-        goto error;
-    }
-    if (tensor->ndim < 0 || tensor->ndim > DA_MAXDIMS) {
-        PyErr_Format(PyExc_BufferError, "unsupported DLPack ndim %d",
-                     (int)tensor->ndim);
-        goto error;
-    }
     if (tensor->device.device_type != device_type ||
         tensor->device.device_id != device_id) {
         PyErr_Format(PyExc_BufferError,
@@ -554,53 +612,13 @@ dlpack_import(PyObject *obj, int backend, int copy)
                      (int)tensor->device.device_id, device_type, device_id);
         goto error;
     }
-    itemsize = da_itemsize(typenum);
-    for (i = 0; i < tensor->ndim; i++) {
-        shape[i] = tensor->shape[i];
-    }
-    /* before the strides are computed from it, and before the tensor is
-       taken over: a refused tensor stays the producer's */
-    size = array_shape_size(tensor->ndim, shape, itemsize);
-    if (size < 0) {
+    /* from here on the tensor is ours: dlpack_wrap calls its deleter when
+       the view dies, or at once if it refuses the tensor */
+    if (PyCapsule_SetName(capsule, kind == capsule_versioned ? capsule_used_versioned
+                                                             : capsule_used_legacy) < 0) {
         goto error;
     }
-    if (size > 0 && tensor->data == NULL) {
-        PyErr_SetString(PyExc_BufferError,
-                        "the DLPack tensor has a null data pointer but is not empty");
-        goto error;
-    }
-    /* kernels read whole elements: device data must be aligned */
-    if (on_device &&
-        ((uintptr_t)tensor->data + tensor->byte_offset) % (uintptr_t)itemsize != 0) {
-        PyErr_SetString(PyExc_BufferError,
-                        "the DLPack tensor's data is not aligned to its itemsize");
-        goto error;
-    }
-    stride = itemsize;
-    for (i = tensor->ndim - 1; i >= 0; i--) {
-        strides[i] = tensor->strides != NULL
-                         ? (int64_t)((uint64_t)tensor->strides[i] * (uint64_t)itemsize)
-                         : stride;
-        stride *= shape[i] > 0 ? shape[i] : 1;
-    }
-    /* from here on the capsule's tensor is ours: the owner calls its deleter */
-    owner = PyCapsule_New(managed, capsule_owner, dlpack_owner_destructor);
-    if (owner == NULL || PyCapsule_SetContext(owner, (void *)kind) < 0 ||
-        PyCapsule_SetName(capsule, kind == capsule_versioned
-                                       ? capsule_used_versioned
-                                       : capsule_used_legacy) < 0) {
-        if (owner != NULL) {
-            /* not yet renamed: keep the producer's capsule responsible */
-            PyCapsule_SetPointer(owner, (void *)capsule_owner);
-            PyCapsule_SetDestructor(owner, NULL);
-        }
-        goto error;
-    }
-    view = array_new_view(on_device ? DA_BACKEND_CUDA : DA_BACKEND_HOST,
-                          on_device ? device_id : 0, typenum, tensor->ndim,
-                          shape, strides,
-                          (char *)tensor->data + tensor->byte_offset, owner,
-                          readonly ? DA_FLAG_READONLY : 0);
+    view = dlpack_wrap(managed, kind, tensor, readonly);
     if (view == NULL) {
         goto error;
     }
@@ -613,7 +631,6 @@ dlpack_import(PyObject *obj, int backend, int copy)
     }
 error:
     Py_XDECREF(view);
-    Py_XDECREF(owner);
     Py_XDECREF(capsule);
     return result;
 }

@@ -14,6 +14,7 @@
 #include "backend.h"
 #include "buffer_in.h"
 #include "cai.h"
+#include "capi.h"
 #include "copy.h"
 #include "cuda_error.h"
 #include "device.h"
@@ -468,6 +469,7 @@ PyInit__core(void)
         dtypeobject_module_init(module) < 0 || array_module_init(module) < 0 ||
         arraytype_module_init(module) < 0 || hostbuffer_module_init(module) < 0 ||
         dlpack_module_init(module) < 0 || ufunc_module_init(module) < 0 ||
+        capi_module_init(module) < 0 ||
         module_add_all(module) < 0) {
         Py_DECREF(module);
         return NULL;

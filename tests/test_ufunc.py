@@ -167,7 +167,7 @@ def test_internal_ops_are_not_exported():
 def test_package_exports_every_public_core_name():
     public = sorted(n for n in vars(_core) if not n.startswith("_"))
     assert _core.__all__ == public
-    assert set(devarray.__all__) == set(public) | {"__version__"}
+    assert set(devarray.__all__) == set(public) | {"__version__", "get_include"}
     for name in public:
         assert getattr(devarray, name) is getattr(_core, name)
 
