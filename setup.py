@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 from concurrent.futures import ThreadPoolExecutor
 
 from setuptools import Extension, setup
@@ -171,6 +172,15 @@ class BuildExt(build_ext):
 
     CONFIGURED = ("extra_compile_args", "extra_link_args", "extra_objects",
                   "define_macros", "include_dirs", "depends")
+
+    def build_extensions(self):
+        # A Python built with a shared libpython (pyenv's, for one) puts
+        # -Wl,-rpath,<its lib dir> into LDSHARED.  _core never links libpython,
+        # so that RUNPATH serves nothing, and in a wheel it would name a
+        # directory of the machine that built it.
+        rpath = "-Wl,-rpath," + (sysconfig.get_config_var("LIBDIR") or "")
+        self.compiler.linker_so = [a for a in self.compiler.linker_so if a != rpath]
+        build_ext.build_extensions(self)
 
     def build_extension(self, ext):
         debug = env_flag("DEVARRAY_DEBUG")
