@@ -187,14 +187,14 @@ PyObject *
 reduce_sum(PyObject *, PyObject *arg)
 {
     DevArray_View x = {}, scratch_view = {}, out_view = {};
-    PyObject *scratch = NULL, *out = NULL, *dtype = NULL;
+    PyObject *scratch = NULL, *out = NULL, *dtype = NULL, *result = NULL;
     Layout layout = {};
     int64_t blocks;
     cudaStream_t stream;
     cudaError_t err;
 
     if (DevArray_GetView(arg, &x, 0) < 0) {
-        goto error;
+        goto done;
     }
     if (x.dtype != DEVARRAY_FLOAT32 && x.dtype != DEVARRAY_FLOAT64) {
         dtype = PyObject_GetAttrString(x.obj, "dtype");
@@ -202,13 +202,13 @@ reduce_sum(PyObject *, PyObject *arg)
             PyErr_Format(PyExc_TypeError, "reduce.sum: expected float32 or float64, not %S",
                          dtype);
         }
-        goto error;
+        goto done;
     }
     if (x.device < 0) {
         PyErr_SetString(PyExc_ValueError,
                         "reduce.sum: the array is in host memory (devarray's host backend, "
                         "or a host producer); it needs CUDA device memory");
-        goto error;
+        goto done;
     }
     layout.ndim = x.ndim;
     for (int d = 0; d < x.ndim; d++) {
@@ -219,11 +219,11 @@ reduce_sum(PyObject *, PyObject *arg)
     blocks = blocks < kMaxBlocks ? blocks : kMaxBlocks;
     out = new_array(0, NULL, x.dtype, x.device, &out_view);
     if (out == NULL) {
-        goto error;
+        goto done;
     }
     scratch = new_array(1, &blocks, x.dtype, x.device, &scratch_view);
     if (scratch == NULL || use_device(x.device) < 0) {
-        goto error;
+        goto done;
     }
     stream = x.stream != NULL ? (cudaStream_t)x.stream : cudaStreamLegacy;
     if (x.dtype == DEVARRAY_FLOAT32) {
@@ -237,21 +237,17 @@ reduce_sum(PyObject *, PyObject *arg)
     err = cudaGetLastError();
     if (err != cudaSuccess) {
         DevArray_SetCUDAError(err, "reduce.sum kernel launch");
-        goto error;
+        goto done;
     }
-    DevArray_ReleaseView(&x);
-    DevArray_ReleaseView(&scratch_view);
-    DevArray_ReleaseView(&out_view);
-    Py_DECREF(scratch);
-    return out;
-error:
+    result = Py_NewRef(out);
+done:
     DevArray_ReleaseView(&x);
     DevArray_ReleaseView(&scratch_view);
     DevArray_ReleaseView(&out_view);
     Py_XDECREF(scratch);
     Py_XDECREF(out);
     Py_XDECREF(dtype);
-    return NULL;
+    return result;
 }
 
 PyMethodDef reduce_methods[] = {

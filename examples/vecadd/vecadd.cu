@@ -177,7 +177,7 @@ vecadd_add(PyObject *, PyObject *const *args, Py_ssize_t nargs)
 {
     const char *who = "vecadd.add";
     DevArray_View a = {}, b = {}, o = {};
-    PyObject *out = NULL;
+    PyObject *out = NULL, *result = NULL;
     int i;
 
     if (nargs != 2) {
@@ -187,35 +187,35 @@ vecadd_add(PyObject *, PyObject *const *args, Py_ssize_t nargs)
     if (DevArray_GetView(args[0], &a, DEVARRAY_VIEW_C_CONTIGUOUS) < 0 ||
         DevArray_GetView(args[1], &b, DEVARRAY_VIEW_C_CONTIGUOUS) < 0 ||
         check_float(who, &a) < 0 || check_float(who, &b) < 0) {
-        goto error;
+        goto done;
     }
     if (a.dtype != b.dtype) {
         PyErr_Format(PyExc_TypeError, "%s: the arrays must have the same dtype", who);
-        goto error;
+        goto done;
     }
     if (a.ndim != b.ndim) {
         PyErr_Format(PyExc_ValueError, "%s: the arrays must have the same shape "
                      "(%d and %d dimensions)", who, a.ndim, b.ndim);
-        goto error;
+        goto done;
     }
     for (i = 0; i < a.ndim; i++) {
         if (a.shape[i] != b.shape[i]) {
             PyErr_Format(PyExc_ValueError, "%s: the arrays must have the same shape "
                          "(dimension %d: %lld and %lld)", who, i, (long long)a.shape[i],
                          (long long)b.shape[i]);
-            goto error;
+            goto done;
         }
     }
     if (check_device(who, &a, -2) < 0 || check_device(who, &b, a.device) < 0) {
-        goto error;
+        goto done;
     }
     out = new_like(who, &a, &o);
     if (out == NULL) {
-        goto error;
+        goto done;
     }
     if (o.size > 0) {
         if (use_device(o.device) < 0) {
-            goto error;
+            goto done;
         }
         if (o.dtype == DEVARRAY_FLOAT32) {
             launch_add<float>(a, b, o);
@@ -224,19 +224,16 @@ vecadd_add(PyObject *, PyObject *const *args, Py_ssize_t nargs)
             launch_add<double>(a, b, o);
         }
         if (check_launch("vecadd add_kernel launch") < 0) {
-            goto error;
+            goto done;
         }
     }
-    DevArray_ReleaseView(&a);
-    DevArray_ReleaseView(&b);
-    DevArray_ReleaseView(&o);
-    return out;
-error:
+    result = Py_NewRef(out);
+done:
     DevArray_ReleaseView(&a);
     DevArray_ReleaseView(&b);
     DevArray_ReleaseView(&o);
     Py_XDECREF(out);
-    return NULL;
+    return result;
 }
 
 PyObject *
@@ -244,7 +241,7 @@ vecadd_scale(PyObject *, PyObject *const *args, Py_ssize_t nargs)
 {
     const char *who = "vecadd.scale";
     DevArray_View x = {}, o = {};
-    PyObject *out = NULL;
+    PyObject *out = NULL, *result = NULL;
     double alpha;
 
     if (nargs != 2) {
@@ -257,15 +254,15 @@ vecadd_scale(PyObject *, PyObject *const *args, Py_ssize_t nargs)
     }
     if (DevArray_GetView(args[0], &x, DEVARRAY_VIEW_C_CONTIGUOUS) < 0 ||
         check_float(who, &x) < 0 || check_device(who, &x, -2) < 0) {
-        goto error;
+        goto done;
     }
     out = new_like(who, &x, &o);
     if (out == NULL) {
-        goto error;
+        goto done;
     }
     if (o.size > 0) {
         if (use_device(o.device) < 0) {
-            goto error;
+            goto done;
         }
         if (o.dtype == DEVARRAY_FLOAT32) {
             launch_scale<float>(x, alpha, o);
@@ -274,17 +271,15 @@ vecadd_scale(PyObject *, PyObject *const *args, Py_ssize_t nargs)
             launch_scale<double>(x, alpha, o);
         }
         if (check_launch("vecadd scale_kernel launch") < 0) {
-            goto error;
+            goto done;
         }
     }
-    DevArray_ReleaseView(&x);
-    DevArray_ReleaseView(&o);
-    return out;
-error:
+    result = Py_NewRef(out);
+done:
     DevArray_ReleaseView(&x);
     DevArray_ReleaseView(&o);
     Py_XDECREF(out);
-    return NULL;
+    return result;
 }
 
 PyMethodDef vecadd_methods[] = {

@@ -42,7 +42,7 @@ PyObject *
 saxpy(PyObject *, PyObject *args)
 {
     DevArray_View x = {}, y = {}, o = {};
-    PyObject *x_obj, *y_obj, *out = NULL;
+    PyObject *x_obj, *y_obj, *out = NULL, *result = NULL;
     float a;
     int64_t blocks;
     cudaError_t err;
@@ -53,23 +53,23 @@ saxpy(PyObject *, PyObject *args)
     if (DevArray_GetView(x_obj, &x, DEVARRAY_VIEW_C_CONTIGUOUS) < 0 ||
         DevArray_GetView(y_obj, &y, DEVARRAY_VIEW_C_CONTIGUOUS) < 0 || check(&x) < 0 ||
         check(&y) < 0) {
-        goto error;
+        goto done;
     }
     if (x.ndim != y.ndim || x.device != y.device ||
         memcmp(x.shape, y.shape, sizeof(int64_t) * (size_t)x.ndim) != 0) {
         PyErr_SetString(PyExc_ValueError,
                         "saxpy: x and y must have the same shape, on the same device");
-        goto error;
+        goto done;
     }
     out = DevArray_Empty(x.ndim, x.shape, DEVARRAY_FLOAT32);
     if (out == NULL || DevArray_GetView(out, &o, DEVARRAY_VIEW_WRITABLE) < 0) {
-        goto error;
+        goto done;
     }
     if (o.device != x.device) {
         PyErr_SetString(PyExc_ValueError,
                         "saxpy: devarray allocates elsewhere than x and y are "
                         "(devarray.set_backend(\"cuda\"))");
-        goto error;
+        goto done;
     }
     if (o.size > 0) {
         /* this extension's own CUDA runtime must work on the arrays' device */
@@ -77,7 +77,7 @@ saxpy(PyObject *, PyObject *args)
         if (err != cudaSuccess) {
             (void)cudaGetLastError();
             DevArray_SetCUDAError(err, "cudaSetDevice");
-            goto error;
+            goto done;
         }
         /* one thread per element, up to 65,535 blocks; then a grid-stride loop */
         blocks = (o.size + kBlock - 1) / kBlock;
@@ -87,19 +87,16 @@ saxpy(PyObject *, PyObject *args)
         err = cudaGetLastError();
         if (err != cudaSuccess) {
             DevArray_SetCUDAError(err, "saxpy_kernel launch");
-            goto error;
+            goto done;
         }
     }
-    DevArray_ReleaseView(&x);
-    DevArray_ReleaseView(&y);
-    DevArray_ReleaseView(&o);
-    return out;
-error:
+    result = Py_NewRef(out);
+done:
     DevArray_ReleaseView(&x);
     DevArray_ReleaseView(&y);
     DevArray_ReleaseView(&o);
     Py_XDECREF(out);
-    return NULL;
+    return result;
 }
 
 PyMethodDef saxpy_methods[] = {
