@@ -18,6 +18,9 @@ import pytest
 
 import devarray
 from _helpers import CAIProducer, assert_values, cai_changed, random_array
+from test_interop import (
+    STREAM_N, _torch_slow_fill, _warm_devarray_reads, require_cupy, require_torch,
+)
 from test_reliability import CAI_ERRORS, CRAFTED_ERRORS, CraftedProducer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -133,6 +136,57 @@ def test_view_of_a_cai_producer(gpu, rng, probe):
     info = probe.view_info(producer)
     assert info["data"] == d.ptr and info["shape"] == (4, 8) and info["device"] == d.device
     assert info["holder"].base is producer
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int16", "complex128"])
+def test_view_of_a_cupy_array(gpu, rng, probe, dtype):
+    cupy = require_cupy()
+    x = cupy.asarray(random_array(rng, (6, 5), dtype))[:, 1::2]
+    info = probe.view_info(x)
+    assert info["data"] == x.data.ptr and info["shape"] == x.shape
+    assert info["strides"] == x.strides and info["device"] == x.device.id
+    assert info["dtype"] == devarray.DType(dtype).num
+    assert_values(info["holder"], cupy.asnumpy(x))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_view_of_a_torch_tensor(gpu, rng, probe, dtype):
+    """PyTorch publishes the DLPack C exchange API: GetView takes its
+    tensors through it (no Python call) when it does, else through DLPack."""
+    torch = require_torch()
+    a = random_array(rng, (5, 4), dtype)
+    t = torch.from_numpy(a).cuda().T
+    info = probe.view_info(t)
+    assert info["data"] == t.data_ptr() and info["shape"] == tuple(t.shape)
+    assert info["strides"] == tuple(k * t.element_size() for k in t.stride())
+    assert_values(info["holder"], a.T)
+
+
+def test_view_of_a_torch_tensor_waits_for_its_stream(gpu, probe):
+    """A tensor written on a side stream (torch's current one) is read by
+    devarray after that work, with no host synchronisation in between."""
+    torch = require_torch()
+    s = torch.cuda.Stream()
+    _warm_devarray_reads(STREAM_N)
+    with torch.cuda.stream(s):
+        t = torch.empty(STREAM_N, dtype=torch.float64, device="cuda")
+        _torch_slow_fill(torch, t, 2, cycles=1000)
+    s.synchronize()
+    with torch.cuda.stream(s):
+        _torch_slow_fill(torch, t, 64)
+        holder = probe.view_info(t)["holder"]
+    total = (holder * 2).sum().item()
+    s.synchronize()
+    assert total == 128.0 * STREAM_N
+
+
+def test_view_of_a_numba_array(numba_cuda, rng, probe):
+    a = random_array(rng, (7, 3), "float64")
+    x = numba_cuda.to_device(a)
+    info = probe.view_info(x)
+    assert info["data"] == x.__cuda_array_interface__["data"][0]
+    assert info["shape"] == (7, 3)
+    assert_values(info["holder"], a)
 
 
 @pytest.mark.parametrize("case", list(CAI_ERRORS))
