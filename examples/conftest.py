@@ -12,13 +12,13 @@ host       devarray on its host backend: tests of argument checks, which
            raise before any CUDA call, run everywhere.
 to_gpu     a function putting a NumPy array on the GPU with one library:
            devarray, CuPy or PyTorch (the tests taking it run once each).
-           CuPy and PyTorch are skipped where they are not installed; where
-           one is installed but sees no GPU, that is a skip, or a failure
-           under DEVARRAY_REQUIRE_GPU=1.
+           Where CuPy or PyTorch is not installed or sees no GPU, its cases
+           are skipped, or fail under DEVARRAY_REQUIRE_GPU=1.
 rng        a NumPy Generator seeded from the test's name.
 """
 
 import contextlib
+import importlib
 import os
 import warnings
 import zlib
@@ -72,8 +72,20 @@ def host():
         yield name
 
 
+def _require(name):
+    """Import `name`; skip without it, or fail under DEVARRAY_REQUIRE_GPU=1
+    (tests/test_interop.py's rule: the GPU machine has CuPy and PyTorch)."""
+    if not _require_gpu():
+        return pytest.importorskip(name)
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        pytest.fail("DEVARRAY_REQUIRE_GPU=1 but %s cannot be imported: %s" % (name, exc),
+                    pytrace=False)
+
+
 def _cupy():
-    cupy = pytest.importorskip("cupy")
+    cupy = _require("cupy")
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception:  # CuPy raises its own CUDARuntimeError without a driver
@@ -84,7 +96,7 @@ def _cupy():
 
 
 def _torch():
-    torch = pytest.importorskip("torch")
+    torch = _require("torch")
     if not torch.cuda.is_available():
         _no_gpu("PyTorch sees no GPU")
     return lambda x: torch.from_numpy(x).to("cuda")

@@ -58,6 +58,11 @@ step "pytest (exclusive)" pytest-exclusive.log python3 -m pytest -q -rs -m exclu
 # no dependencies, and the machine's Python is left as it is.
 examples_site=$PWD/build/examples-site
 examples() {
+    if ! python3 -c "import setuptools.command.bdist_wheel" 2>/dev/null &&
+        ! python3 -c "import wheel" 2>/dev/null; then
+        echo "examples: pip needs bdist_wheel: setuptools>=70.1, or the wheel package" >&2
+        return 1
+    fi
     rm -rf "$examples_site" &&
         PYTHONPATH=$PWD python3 -m pip install --no-build-isolation --no-deps \
             --target "$examples_site" examples/vecadd examples/reduce examples/jit &&
