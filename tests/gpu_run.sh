@@ -2,7 +2,8 @@
 # The full check on a GPU machine (no network; Python with numpy, pytest,
 # hypothesis and the interop libraries preinstalled): build in place, show the
 # device, run `python3 -m devarray`, the test suite with GPU tests required,
-# and the benchmarks when present.  Every step runs even after one fails; the
+# the worked examples (examples/: built, installed aside and tested), and the
+# benchmarks when present.  Every step runs even after one fails; the
 # exit status is non-zero if any did.  Logs go to $OUT (default /tmp/out).
 #
 #   bash tests/gpu_run.sh            # from the repository root
@@ -52,8 +53,25 @@ fi
 step "pytest" pytest.log python3 -m pytest -q -rs "${workers[@]}" -m "not exclusive" tests
 # tests that fill the GPU would make their neighbours run out of memory
 step "pytest (exclusive)" pytest-exclusive.log python3 -m pytest -q -rs -m exclusive tests
+# The worked examples, built against the in-place devarray and installed
+# into a directory of their own: no network here, so no build isolation and
+# no dependencies, and the machine's Python is left as it is.
+examples_site=$PWD/build/examples-site
+examples() {
+    if ! python3 -c "import setuptools.command.bdist_wheel" 2>/dev/null &&
+        ! python3 -c "import wheel" 2>/dev/null; then
+        echo "examples: pip needs bdist_wheel: setuptools>=70.1, or the wheel package" >&2
+        return 1
+    fi
+    rm -rf "$examples_site" &&
+        PYTHONPATH=$PWD python3 -m pip install --no-build-isolation --no-deps \
+            --target "$examples_site" examples/vecadd examples/reduce examples/jit &&
+        PYTHONPATH=$examples_site:$PWD python3 -m pytest -q -rs examples
+}
+step "examples (build, install, pytest)" examples.log examples
 if [ -f bench/run.py ]; then
-    step "bench" bench.log python3 bench/run.py
+    # the exchange rows time examples/vecadd when it is installed
+    step "bench" bench.log env PYTHONPATH="$examples_site" python3 bench/run.py
 fi
 
 echo
