@@ -20,10 +20,9 @@ Environment (docs/install.md has the details):
 
 import glob
 import hashlib
+import importlib.util
 import json
 import os
-import re
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -42,9 +41,18 @@ except ImportError:  # a setuptools without the distutils shim
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 
-# Machine code for Turing through Blackwell, restricted to what the installed
-# nvcc can target; PTX for the newest so later GPUs can JIT it.
-DEFAULT_ARCHS = (75, 80, 86, 89, 90, 100, 120)
+
+def load_toolkit():
+    """devarray/_toolkit.py, by path: nvcc discovery and architectures, shared
+    with devarray.build, and importable before devarray is built."""
+    spec = importlib.util.spec_from_file_location(
+        "devarray_toolkit", os.path.join(ROOT, "devarray", "_toolkit.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+toolkit = load_toolkit()
 
 C_FLAGS = ["-std=c11", "-Wall", "-Wextra", "-fvisibility=hidden"]
 NVCC_FLAGS = [
@@ -66,97 +74,6 @@ def warn(message):
     log.warn(text)
     bar = "*" * 78
     print("\n%s\n%s\n%s\n" % (bar, text, bar), file=sys.stderr, flush=True)
-
-
-def is_executable(path):
-    return os.path.isfile(path) and os.access(path, os.X_OK)
-
-
-def find_nvcc():
-    """(nvcc path, toolkit root) or (None, None): CUDA_HOME, CUDA_PATH, PATH,
-    /usr/local/cuda, in that order."""
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        home = os.environ.get(var)
-        if not home:
-            continue
-        nvcc = os.path.join(home, "bin", "nvcc")
-        if is_executable(nvcc):
-            return nvcc, home
-        warn("%s=%s has no bin/nvcc; looking elsewhere" % (var, home))
-    nvcc = shutil.which("nvcc")
-    if nvcc:
-        nvcc = os.path.realpath(nvcc)
-        return nvcc, os.path.dirname(os.path.dirname(nvcc))
-    nvcc = "/usr/local/cuda/bin/nvcc"
-    if is_executable(nvcc):
-        return nvcc, "/usr/local/cuda"
-    return None, None
-
-
-def toolkit_dirs(home):
-    """Candidate include and library directories of a toolkit, including the
-    layout of distribution packages (/usr/include, /usr/lib/<multiarch>)."""
-    machine = os.uname().machine
-    target = {"aarch64": "sbsa-linux"}.get(machine, machine + "-linux")
-    includes = [os.path.join(home, "include"),
-                os.path.join(home, "targets", target, "include")]
-    libs = [os.path.join(home, "lib64"), os.path.join(home, "lib"),
-            os.path.join(home, "targets", target, "lib")]
-    multiarch = glob.glob("/usr/lib/%s-linux-gnu" % machine)
-    return includes, libs + multiarch
-
-
-def find_file(name, dirs, what):
-    for d in dirs:
-        path = os.path.join(d, name)
-        if os.path.isfile(path):
-            return path
-    raise SetupError("devarray: cannot find %s (%s) in: %s" % (what, name, ", ".join(dirs)))
-
-
-def nvcc_archs(nvcc):
-    """The compute capabilities (as strings, "90", "100a") nvcc can target."""
-    out = subprocess.run([nvcc, "--list-gpu-arch"], check=True,
-                         stdout=subprocess.PIPE, universal_newlines=True).stdout
-    return re.findall(r"compute_(\d+[a-z]?)", out)
-
-
-def parse_archs(text):
-    """"90", "8.6", "sm_90", "90a", separated by spaces, commas or semicolons."""
-    archs = []
-    for item in re.split(r"[\s,;]+", text.strip()):
-        if not item:
-            continue
-        m = re.fullmatch(r"(?:sm_|compute_)?(\d+)(?:\.(\d))?([a-z]?)", item)
-        if m is None:
-            raise SetupError("devarray: DEVARRAY_CUDA_ARCHS: cannot read %r "
-                             "(expected e.g. \"90\", \"8.6\" or \"sm_90a\")" % item)
-        major, minor, suffix = m.groups()
-        archs.append(major + (minor or "") + suffix)
-    if not archs:
-        raise SetupError("devarray: DEVARRAY_CUDA_ARCHS is empty")
-    return sorted(set(archs), key=lambda a: (int(re.match(r"\d+", a).group()), a))
-
-
-def gencode_flags(nvcc):
-    supported = nvcc_archs(nvcc)
-    requested = os.environ.get("DEVARRAY_CUDA_ARCHS", "").strip()
-    if requested:
-        archs = parse_archs(requested)
-        # nvcc lists only the plain architectures ("90"), not "90a" or "100f"
-        unknown = [a for a in archs if a.rstrip("af") not in supported]
-        if unknown:
-            raise SetupError("devarray: DEVARRAY_CUDA_ARCHS: %s not supported by %s "
-                             "(it lists %s)" % (", ".join(unknown), nvcc, " ".join(supported)))
-    else:
-        archs = [str(a) for a in DEFAULT_ARCHS if str(a) in supported]
-        if not archs:
-            raise SetupError("devarray: %s supports none of the compute capabilities %s"
-                             % (nvcc, " ".join(map(str, DEFAULT_ARCHS))))
-    flags = ["-gencode=arch=compute_%s,code=sm_%s" % (a, a) for a in archs]
-    newest = archs[-1]
-    flags.append("-gencode=arch=compute_%s,code=compute_%s" % (newest, newest))
-    return archs, flags
 
 
 def mtime(path):
@@ -238,7 +155,7 @@ class BuildExt(build_ext):
         if no_cuda:
             warn("DEVARRAY_NO_CUDA is set: building the host backend only")
             return False
-        nvcc, home = find_nvcc()
+        nvcc, home = toolkit.find_nvcc(warn)
         if nvcc is None:
             message = ("nvcc not found (looked at $CUDA_HOME, $CUDA_PATH, PATH and "
                        "/usr/local/cuda): building the HOST BACKEND ONLY; devarray "
@@ -249,10 +166,15 @@ class BuildExt(build_ext):
             warn(message)
             return False
 
-        includes, libdirs = toolkit_dirs(home)
-        include = os.path.dirname(find_file("cuda_runtime_api.h", includes, "CUDA headers"))
-        cudart = find_file("libcudart_static.a", libdirs, "static CUDA runtime")
-        archs, gencode = gencode_flags(nvcc)
+        includes, libdirs = toolkit.toolkit_dirs(home)
+        try:
+            include = os.path.dirname(
+                toolkit.find_file("cuda_runtime_api.h", includes, "CUDA headers"))
+            cudart = toolkit.find_file("libcudart_static.a", libdirs, "static CUDA runtime")
+            archs = toolkit.choose_archs(nvcc, toolkit.DEFAULT_ARCHS)
+        except toolkit.ToolkitError as exc:
+            raise SetupError(str(exc)) from None
+        gencode = toolkit.gencode_flags(archs)
         log.info("devarray: nvcc %s, architectures %s (+ PTX %s)", nvcc, " ".join(archs), archs[-1])
 
         flags = [nvcc, "-c", "-DDEVARRAY_HAVE_CUDA", "-I", "kernels"] + NVCC_FLAGS + gencode
