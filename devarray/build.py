@@ -49,6 +49,8 @@ import tempfile
 import warnings
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 
+import devarray
+
 from . import _toolkit
 from ._version import __version__
 
@@ -113,12 +115,6 @@ def _python_includes() -> List[str]:
     return list(dict.fromkeys([paths["include"], paths["platinclude"]]))
 
 
-def _devarray_include() -> str:
-    from devarray import get_include  # late: devarray's __init__ may still be importing
-
-    return get_include()
-
-
 def _host_compiler(variable: str) -> List[str]:
     """$CC or $CXX, else the compiler Python was built with, as setuptools picks it."""
     return shlex.split(os.environ.get(variable) or sysconfig.get_config_var(variable) or
@@ -135,13 +131,13 @@ def _language(source: str) -> Optional[str]:
     return None
 
 
-def _run(command: List[str], log: List[str], verbose: bool, cwd: Optional[str] = None) -> None:
+def _run(command: List[str], log: List[str], verbose: bool) -> None:
     """Run `command`, adding it and its output to `log`; BuildError if it fails."""
     text = "$ " + shlex.join(command)
     if verbose:
         print(text, file=sys.stderr, flush=True)
     try:
-        proc = subprocess.run(command, cwd=cwd, stdout=subprocess.PIPE,
+        proc = subprocess.run(command, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, universal_newlines=True)
     except OSError as exc:
         raise BuildError("devarray.build: cannot run %s: %s" % (command[0], exc)) from None
@@ -149,8 +145,8 @@ def _run(command: List[str], log: List[str], verbose: bool, cwd: Optional[str] =
     if verbose and proc.stdout:
         print(proc.stdout, end="", file=sys.stderr, flush=True)
     if proc.returncode != 0:
-        raise BuildError("devarray.build: the build failed (exit status %d):\n%s\n%s"
-                         % (proc.returncode, text, proc.stdout.rstrip()))
+        raise BuildError("devarray.build: %s failed (exit status %d):\n%s\n%s" % (
+            os.path.basename(command[0]), proc.returncode, text, proc.stdout.rstrip()))
 
 
 # ---- load(): build at run time, cached on disk ------------------------------
@@ -197,7 +193,7 @@ def _compile_and_link(name: str, sources: List[str], output: str, nvcc: str, hom
         gencode = _toolkit.gencode_flags(_toolkit.choose_archs(nvcc, archs))
     except _toolkit.ToolkitError as exc:
         raise BuildError(str(exc)) from None
-    includes = ["-I" + d for d in [_devarray_include(), *_python_includes(), cuda_include]]
+    includes = ["-I" + d for d in [devarray.get_include(), *_python_includes(), cuda_include]]
     directory = os.path.dirname(output)
     log: List[str] = []
     objects = []
@@ -248,8 +244,9 @@ def load(name: str, sources: Sequence[PathLike], extra_cflags: Optional[Sequence
     extra_cflags       more flags for the C and C++ compiler
     extra_cuda_cflags  more flags for nvcc
     extra_ldflags      more flags for the link (the C++ compiler driver)
-    build_directory    where builds are kept; default $DEVARRAY_CACHE_DIR,
-                       else ~/.cache/devarray/extensions ($XDG_CACHE_HOME)
+    build_directory    where builds are kept; default $DEVARRAY_CACHE_DIR, else
+                       $XDG_CACHE_HOME/devarray/extensions, where XDG_CACHE_HOME
+                       defaults to ~/.cache
     verbose            print each command and its output on stderr
 
     Each build lives in <build_directory>/<name>-<hash>/, the hash taken over
@@ -340,7 +337,7 @@ def CUDAExtension(name: str, sources: Sequence[str], **kwargs: Any) -> "Extensio
     """
     from setuptools import Extension
 
-    kwargs["include_dirs"] = [*(kwargs.get("include_dirs") or []), _devarray_include(),
+    kwargs["include_dirs"] = [*(kwargs.get("include_dirs") or []), devarray.get_include(),
                               *_python_includes()]
     ext = Extension(name, list(sources), **kwargs)
     ext.devarray_cuda = True

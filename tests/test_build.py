@@ -146,6 +146,39 @@ HELPER_C = r"""
 int helper_value(void) { return C_FLAG; }
 """
 
+USES_CAPI = r"""
+#include <devarray.h>
+
+/* (ndim, size, dtype, on the host) of any array, through devarray's C API */
+static PyObject *describe(PyObject *self, PyObject *obj)
+{
+    (void)self;
+    DevArray_View view;
+    if (DevArray_GetView(obj, &view, DEVARRAY_VIEW_C_CONTIGUOUS) < 0)
+        return NULL;
+    PyObject *out = Py_BuildValue("(iLiO)", view.ndim, (long long)view.size, view.dtype,
+                                  view.device < 0 ? Py_True : Py_False);
+    DevArray_ReleaseView(&view);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"describe", describe, METH_O, "(ndim, size, dtype, on_host) of an array."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "uses_capi", NULL, -1, methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit_uses_capi(void)
+{
+    if (import_devarray() < 0)
+        return NULL;
+    return PyModule_Create(&module);
+}
+"""
+
 # Runs in a new process: load argv[1] from the sources argv[2:], print twice(21).
 LOADER = "import sys, devarray.build; print(devarray.build.load(sys.argv[1], sys.argv[2:]).twice(21))"
 
@@ -292,6 +325,17 @@ def test_load_in_process_with_c_sources_and_flags(tmp_path, build_env):
     # the cache keeps builds only; the module and its log
     [entry] = glob.glob(os.path.join(build_env["DEVARRAY_CACHE_DIR"], "mixed-*", ""))
     assert sorted(os.listdir(entry)) == sorted(["build.log", os.path.basename(module.__file__)])
+
+
+@needs_nvcc
+def test_load_finds_devarray_h(tmp_path, build_env, backend):
+    from devarray.build import load
+
+    source = tmp_path / "uses_capi.cu"
+    source.write_text(USES_CAPI)
+    module = load("uses_capi", [source])
+    array = devarray.empty((2, 3), dtype=devarray.float32)
+    assert module.describe(array) == (2, 6, devarray.float32.num, backend == "host")
 
 
 @needs_nvcc
