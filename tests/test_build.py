@@ -202,7 +202,8 @@ def write_module(directory, name, helper=False):
 def logging_toolkit(tmp_path):
     """A CUDA_HOME whose bin/nvcc appends its arguments to $NVCC_LOG, waits
     $NVCC_SLEEP seconds before a compile, then runs the real nvcc; the rest
-    of the real toolkit is linked in."""
+    of the real toolkit is linked in.  nvcc runs without LD_PRELOAD: it
+    crashes with the libasan that tests/sanitize.sh preloads."""
     home = tmp_path / "cuda"
     (home / "bin").mkdir(parents=True)
     for entry in os.listdir(CUDA_HOME):
@@ -213,6 +214,7 @@ def logging_toolkit(tmp_path):
         #!/bin/sh
         [ -n "$NVCC_LOG" ] && echo "$*" >> "$NVCC_LOG"
         case " $* " in *" -c "*) sleep "${NVCC_SLEEP:-0}";; esac
+        unset LD_PRELOAD
         exec %s "$@"
         """ % NVCC))
     nvcc.chmod(0o755)
