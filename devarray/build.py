@@ -433,6 +433,7 @@ def _make_build_extension() -> type:
             ext.depends = [*ext.depends, *objects, cudart]
             ext.extra_link_args = [*ext.extra_link_args, *LINK_FLAGS]
 
+    BuildExtension.__qualname__ = "BuildExtension"
     return BuildExtension
 
 
