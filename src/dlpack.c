@@ -365,72 +365,89 @@ dlpack_owner_destructor(PyObject *capsule)
     PyErr_Restore(type, value, traceback);
 }
 
-/* A DeviceArray viewing `tensor` of the managed tensor `managed` (of
-   `kind`), which it takes over: its base is an owner capsule that calls the
-   deleter when the view dies, and on failure (an unsupported dtype, ndim,
-   device or layout: BufferError) the deleter is called at once. */
-static DeviceArrayObject *
-dlpack_wrap(void *managed, const char *kind, const DLTensor *tensor, int readonly)
-{
-    PyObject *owner = NULL;
-    DeviceArrayObject *view = NULL;
-    int64_t shape[DA_MAXDIMS], strides[DA_MAXDIMS], stride, size;
-    int on_device, typenum, itemsize, i;
+/* What devarray makes of a DLPack tensor it accepts. */
+typedef struct {
+    int on_device, typenum;
+    int64_t shape[DA_MAXDIMS], strides[DA_MAXDIMS]; /* strides in bytes */
+} dlpack_layout;
 
-    on_device = tensor->device.device_type == kDLCUDA ||
-                tensor->device.device_type == kDLCUDAManaged;
-    if (!on_device && tensor->device.device_type != kDLCPU &&
+/* Check that devarray can view `tensor` (device, dtype, ndim, shape, data,
+   alignment) and fill `layout`; -1 with BufferError/ValueError otherwise.
+   Touches neither the tensor's memory nor its ownership. */
+static int
+dlpack_layout_of(const DLTensor *tensor, dlpack_layout *layout)
+{
+    int64_t stride, size;
+    int itemsize, i;
+
+    layout->on_device = tensor->device.device_type == kDLCUDA ||
+                        tensor->device.device_type == kDLCUDAManaged;
+    if (!layout->on_device && tensor->device.device_type != kDLCPU &&
         tensor->device.device_type != kDLCUDAHost) {
         PyErr_Format(PyExc_BufferError,
                      "unsupported DLPack device type %d (devarray reads CPU "
                      "and CUDA memory)",
                      (int)tensor->device.device_type);
-        goto error;
+        return -1;
     }
-    if (on_device && tensor->device.device_id != device_current(DA_BACKEND_CUDA)) {
+    if (layout->on_device && tensor->device.device_id != device_current(DA_BACKEND_CUDA)) {
         PyErr_Format(PyExc_BufferError,
                      "the tensor is on CUDA device %d, but devarray works on "
                      "device %d",
                      (int)tensor->device.device_id, device_current(DA_BACKEND_CUDA));
-        goto error;
+        return -1;
     }
-    if (dlpack_typenum(tensor->dtype, &typenum) < 0) {
-        goto error;
+    if (dlpack_typenum(tensor->dtype, &layout->typenum) < 0) {
+        return -1;
     }
     if (tensor->ndim < 0 || tensor->ndim > DA_MAXDIMS) {
         PyErr_Format(PyExc_BufferError, "unsupported DLPack ndim %d",
                      (int)tensor->ndim);
-        goto error;
+        return -1;
     }
-    itemsize = da_itemsize(typenum);
+    itemsize = da_itemsize(layout->typenum);
     for (i = 0; i < tensor->ndim; i++) {
-        shape[i] = tensor->shape[i];
+        layout->shape[i] = tensor->shape[i];
     }
     /* before the strides are computed from it */
-    size = array_shape_size(tensor->ndim, shape, itemsize);
+    size = array_shape_size(tensor->ndim, layout->shape, itemsize);
     if (size < 0) {
-        goto error;
+        return -1;
     }
     if (size > 0 && tensor->data == NULL) {
         PyErr_SetString(PyExc_BufferError,
                         "the DLPack tensor has a null data pointer but is not empty");
-        goto error;
+        return -1;
     }
     /* kernels read whole elements: device data must be aligned */
-    if (on_device &&
+    if (layout->on_device &&
         ((uintptr_t)tensor->data + tensor->byte_offset) % (uintptr_t)itemsize != 0) {
         PyErr_SetString(PyExc_BufferError,
                         "the DLPack tensor's data is not aligned to its itemsize");
-        goto error;
+        return -1;
     }
     stride = itemsize;
     for (i = tensor->ndim - 1; i >= 0; i--) {
-        strides[i] = tensor->strides != NULL
-                         ? (int64_t)((uint64_t)tensor->strides[i] * (uint64_t)itemsize)
-                         : stride;
-        stride *= shape[i] > 0 ? shape[i] : 1;
+        layout->strides[i] =
+            tensor->strides != NULL
+                ? (int64_t)((uint64_t)tensor->strides[i] * (uint64_t)itemsize)
+                : stride;
+        stride *= layout->shape[i] > 0 ? layout->shape[i] : 1;
     }
-    owner = PyCapsule_New(managed, capsule_owner, dlpack_owner_destructor);
+    return 0;
+}
+
+/* A DeviceArray viewing `tensor` of the managed tensor `managed` (of
+   `kind`), checked by dlpack_layout_of, which it takes over: its base is an
+   owner capsule that calls the deleter when the view dies; on failure the
+   deleter is called at once. */
+static DeviceArrayObject *
+dlpack_wrap(void *managed, const char *kind, const DLTensor *tensor,
+            const dlpack_layout *layout, int readonly)
+{
+    PyObject *owner = PyCapsule_New(managed, capsule_owner, dlpack_owner_destructor);
+    DeviceArrayObject *view = NULL;
+
     if (owner == NULL) {
         goto error;
     }
@@ -440,9 +457,9 @@ dlpack_wrap(void *managed, const char *kind, const DLTensor *tensor, int readonl
         goto error;
     }
     managed = NULL; /* the owner releases it from here on */
-    view = array_new_view(on_device ? DA_BACKEND_CUDA : DA_BACKEND_HOST,
-                          on_device ? tensor->device.device_id : 0, typenum,
-                          tensor->ndim, shape, strides,
+    view = array_new_view(layout->on_device ? DA_BACKEND_CUDA : DA_BACKEND_HOST,
+                          layout->on_device ? tensor->device.device_id : 0,
+                          layout->typenum, tensor->ndim, layout->shape, layout->strides,
                           (char *)tensor->data + tensor->byte_offset, owner,
                           readonly ? DA_FLAG_READONLY : 0);
 error:
@@ -456,13 +473,18 @@ error:
 DeviceArrayObject *
 dlpack_from_managed(DLManagedTensorVersioned *managed)
 {
+    dlpack_layout layout;
     if (managed->version.major != DEVARRAY_DLPACK_MAJOR) {
         PyErr_Format(PyExc_BufferError, "unsupported DLPack version %u.%u",
                      managed->version.major, managed->version.minor);
         dlpack_release(managed, capsule_versioned);
         return NULL;
     }
-    return dlpack_wrap(managed, capsule_versioned, &managed->dl_tensor,
+    if (dlpack_layout_of(&managed->dl_tensor, &layout) < 0) {
+        dlpack_release(managed, capsule_versioned);
+        return NULL;
+    }
+    return dlpack_wrap(managed, capsule_versioned, &managed->dl_tensor, &layout,
                        (managed->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
 }
 
@@ -528,6 +550,7 @@ dlpack_import(PyObject *obj, int backend, int copy)
     PyObject *capsule = NULL, *stream = NULL;
     DeviceArrayObject *view = NULL, *result = NULL;
     DLTensor *tensor;
+    dlpack_layout layout;
     void *managed;
     const char *kind;
     int device_type, device_id, on_device, readonly = 0;
@@ -612,13 +635,17 @@ dlpack_import(PyObject *obj, int backend, int copy)
                      (int)tensor->device.device_id, device_type, device_id);
         goto error;
     }
+    /* a refused tensor stays the producer's: checked before it is taken */
+    if (dlpack_layout_of(tensor, &layout) < 0) {
+        goto error;
+    }
     /* from here on the tensor is ours: dlpack_wrap calls its deleter when
-       the view dies, or at once if it refuses the tensor */
+       the view dies, or at once if it fails */
     if (PyCapsule_SetName(capsule, kind == capsule_versioned ? capsule_used_versioned
                                                              : capsule_used_legacy) < 0) {
         goto error;
     }
-    view = dlpack_wrap(managed, kind, tensor, readonly);
+    view = dlpack_wrap(managed, kind, tensor, &layout, readonly);
     if (view == NULL) {
         goto error;
     }
