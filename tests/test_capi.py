@@ -18,9 +18,7 @@ import pytest
 
 import devarray
 from _helpers import CAIProducer, assert_values, cai_changed, random_array
-from test_interop import (
-    STREAM_N, _torch_slow_fill, _warm_devarray_reads, require_cupy, require_torch,
-)
+from test_interop import STREAM_N, require_cupy, require_torch, torch_producer_handoff
 from test_reliability import CAI_ERRORS, CRAFTED_ERRORS, CraftedProducer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -166,18 +164,10 @@ def test_view_of_a_torch_tensor_waits_for_its_stream(gpu, probe):
     """A tensor written on a side stream (torch's current one) is read by
     devarray after that work, with no host synchronisation in between."""
     torch = require_torch()
-    s = torch.cuda.Stream()
-    _warm_devarray_reads(STREAM_N)
-    with torch.cuda.stream(s):
-        t = torch.empty(STREAM_N, dtype=torch.float64, device="cuda")
-        _torch_slow_fill(torch, t, 2, cycles=1000)
-    s.synchronize()
-    with torch.cuda.stream(s):
-        _torch_slow_fill(torch, t, 64)
-        holder = probe.view_info(t)["holder"]
-    total = (holder * 2).sum().item()
-    s.synchronize()
+    total, values = torch_producer_handoff(
+        torch, None, take=lambda t: probe.view_info(t)["holder"])
     assert total == 128.0 * STREAM_N
+    assert np.count_nonzero(values != 64.0) == 0
 
 
 def test_view_of_a_numba_array(numba_cuda, rng, probe):

@@ -1049,10 +1049,11 @@ def _torch_slow_fill(torch, t, value, cycles=100_000_000):
         t.add_(1)
 
 
-def torch_producer_handoff(torch, how, control=False):
+def torch_producer_handoff(torch, how, control=False, take=None):
     """PyTorch fills t on a side stream, slowly; devarray takes it (through
-    DLPack or the interface) while that stream is current, and sums it at
-    once.  Returns (devarray's sum, devarray's values)."""
+    DLPack or the interface, or `take(t)` when given) while that stream is
+    current, and sums it at once.  Returns (devarray's sum, devarray's
+    values)."""
     s = torch.cuda.Stream()
     _warm_devarray_reads(STREAM_N)
     with torch.cuda.stream(s):
@@ -1061,7 +1062,9 @@ def torch_producer_handoff(torch, how, control=False):
     s.synchronize()
     with torch.cuda.stream(s):
         _torch_slow_fill(torch, t, 64)
-        if how == "from_dlpack":
+        if take is not None:
+            d = take(t)
+        elif how == "from_dlpack":
             # devarray passes stream=1; torch orders its current stream (s)
             # before the legacy stream, on the device
             d = devarray.from_dlpack(DLPackProducer(
