@@ -326,3 +326,20 @@ cai_import(PyObject *obj, PyObject *cai, int backend)
                           typenum, ndim, shape, strides, (char *)(uintptr_t)ptr,
                           obj, readonly ? DA_FLAG_READONLY : 0);
 }
+
+int
+cai_import_attribute(PyObject *obj, int backend, DeviceArrayObject **out)
+{
+    PyObject *cai = PyObject_GetAttrString(obj, "__cuda_array_interface__");
+    *out = NULL;
+    if (cai == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return -1;
+        }
+        PyErr_Clear();
+        return 0;
+    }
+    *out = cai_import(obj, cai, backend);
+    Py_DECREF(cai);
+    return *out == NULL ? -1 : 1;
+}

@@ -15,4 +15,8 @@
    TypeError saying what is wrong); on the host backend, ValueError. */
 DeviceArrayObject *cai_import(PyObject *obj, PyObject *cai, int backend);
 
+/* cai_import of obj's own __cuda_array_interface__: 1 with *out set, 0 (and
+   *out NULL) when obj has no such attribute, -1 with an exception. */
+int cai_import_attribute(PyObject *obj, int backend, DeviceArrayObject **out);
+
 #endif /* DEVARRAY_SRC_CAI_H_ */

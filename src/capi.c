@@ -43,19 +43,12 @@ capi_release_view(DevArray_View *view)
 static DeviceArrayObject *
 capi_import(PyObject *obj)
 {
-    PyObject *cai = PyObject_GetAttrString(obj, "__cuda_array_interface__");
     DeviceArrayObject *array;
     int is_cuda;
 
-    if (cai != NULL) {
-        array = cai_import(obj, cai, DA_BACKEND_CUDA);
-        Py_DECREF(cai);
+    if (cai_import_attribute(obj, DA_BACKEND_CUDA, &array) != 0) {
         return array;
     }
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
-        return NULL;
-    }
-    PyErr_Clear();
     if (PyObject_HasAttrString(obj, "__dlpack__")) {
         if (dlpack_is_cuda(obj, &is_cuda) < 0) {
             return NULL;

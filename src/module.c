@@ -65,20 +65,10 @@ module_to_device(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 static DeviceArrayObject *
 module_import_device_memory(PyObject *obj, int backend)
 {
-    PyObject *cai;
     DeviceArrayObject *result;
     int is_cuda = 0;
 
-    cai = PyObject_GetAttrString(obj, "__cuda_array_interface__");
-    if (cai == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            return NULL;
-        }
-        PyErr_Clear();
-    }
-    else {
-        result = cai_import(obj, cai, backend);
-        Py_DECREF(cai);
+    if (cai_import_attribute(obj, backend, &result) != 0) {
         return result;
     }
     if (!PyObject_HasAttrString(obj, "__dlpack_device__") ||
