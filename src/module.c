@@ -19,6 +19,7 @@
 #include "cuda_error.h"
 #include "device.h"
 #include "dlpack.h"
+#include "deviceobject.h"
 #include "dtypeobject.h"
 #include "elementwise.h"
 #include "hostbuffer.h"
@@ -456,7 +457,8 @@ PyInit__core(void)
     }
     if (cuda_error_module_init(module) < 0 || device_module_init(module) < 0 ||
         pool_module_init(module) < 0 || backend_module_init(module) < 0 ||
-        dtypeobject_module_init(module) < 0 || array_module_init(module) < 0 ||
+        dtypeobject_module_init(module) < 0 || deviceobject_module_init(module) < 0 ||
+        array_module_init(module) < 0 ||
         arraytype_module_init(module) < 0 || hostbuffer_module_init(module) < 0 ||
         dlpack_module_init(module) < 0 || ufunc_module_init(module) < 0 ||
         capi_module_init(module) < 0 ||
