@@ -151,30 +151,94 @@ class DeviceArray:
     def __pos__(self) -> DeviceArray: ...
     def __abs__(self) -> DeviceArray: ...
 
-# Constructors.  to_device copies a buffer-protocol object (or a DeviceArray,
-# to the default backend); asarray also takes Python scalars and nested
-# sequences, views other libraries' device memory (__cuda_array_interface__,
-# CUDA __dlpack__) without a copy, and returns a DeviceArray of the right
-# dtype as it is.
+# Creation functions (array API 2024.12; src/creation.c, src/ranges.c).
+# device= takes a devarray.Device or None: None is the default place, or for
+# the *_like functions x's place, for asarray of a DeviceArray its place.
+# to_device copies a buffer-protocol object (or a DeviceArray, to the default
+# backend); asarray also takes Python scalars and nested sequences (which may
+# hold 0-d DeviceArrays), views other libraries' device memory
+# (__cuda_array_interface__, CUDA __dlpack__) without a copy, and returns a
+# DeviceArray of the right dtype and place as it is.  copy=True always
+# copies, copy=False never does (ValueError where it would have to).
 def to_device(obj: object, dtype: _DTypeLike | None = None) -> DeviceArray: ...
-def asarray(obj: object, dtype: _DTypeLike | None = None) -> DeviceArray: ...
+def asarray(
+    obj: object,
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
+    copy: builtins.bool | None = None,
+) -> DeviceArray: ...
 # A DeviceArray sharing x's memory through DLPack (copied when x is in host
-# memory and devarray works on the device).
+# memory and devarray works on the device, or when device= asks for another
+# place).
 def from_dlpack(
     x: object, /, *, device: Any = None, copy: builtins.bool | None = None
 ) -> DeviceArray: ...
-def empty(shape: _ShapeLike, dtype: _DTypeLike | None = None) -> DeviceArray: ...
-def zeros(shape: _ShapeLike, dtype: _DTypeLike | None = None) -> DeviceArray: ...
-def ones(shape: _ShapeLike, dtype: _DTypeLike | None = None) -> DeviceArray: ...
+def empty(
+    shape: _ShapeLike, *, dtype: _DTypeLike | None = None, device: Any = None
+) -> DeviceArray: ...
+def zeros(
+    shape: _ShapeLike, *, dtype: _DTypeLike | None = None, device: Any = None
+) -> DeviceArray: ...
+def ones(
+    shape: _ShapeLike, *, dtype: _DTypeLike | None = None, device: Any = None
+) -> DeviceArray: ...
 def full(
-    shape: _ShapeLike, fill_value: _Scalar, dtype: _DTypeLike | None = None
+    shape: _ShapeLike,
+    fill_value: _Scalar,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
 ) -> DeviceArray: ...
-def empty_like(a: object, dtype: _DTypeLike | None = None) -> DeviceArray: ...
-def zeros_like(a: object, dtype: _DTypeLike | None = None) -> DeviceArray: ...
-def ones_like(a: object, dtype: _DTypeLike | None = None) -> DeviceArray: ...
+def empty_like(
+    x: object, /, *, dtype: _DTypeLike | None = None, device: Any = None
+) -> DeviceArray: ...
+def zeros_like(
+    x: object, /, *, dtype: _DTypeLike | None = None, device: Any = None
+) -> DeviceArray: ...
+def ones_like(
+    x: object, /, *, dtype: _DTypeLike | None = None, device: Any = None
+) -> DeviceArray: ...
 def full_like(
-    a: object, fill_value: _Scalar, dtype: _DTypeLike | None = None
+    x: object,
+    /,
+    fill_value: _Scalar,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
 ) -> DeviceArray: ...
+def eye(
+    n_rows: SupportsIndex,
+    n_cols: SupportsIndex | None = None,
+    /,
+    *,
+    k: SupportsIndex = 0,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
+) -> DeviceArray: ...
+def arange(
+    start: int | float,
+    /,
+    stop: int | float | None = None,
+    step: int | float = 1,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
+) -> DeviceArray: ...
+def linspace(
+    start: int | float | complex,
+    stop: int | float | complex,
+    /,
+    num: SupportsIndex,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
+    endpoint: builtins.bool = True,
+) -> DeviceArray: ...
+def meshgrid(*arrays: DeviceArray, indexing: Literal["xy", "ij"] = "xy") -> list[DeviceArray]: ...
+def tril(x: DeviceArray, /, *, k: SupportsIndex = 0) -> DeviceArray: ...
+def triu(x: DeviceArray, /, *, k: SupportsIndex = 0) -> DeviceArray: ...
 
 # Elementwise functions: the ops of kernels/optable.h, NumPy 2's promotion
 # (Python scalars are weak, NEP 50) and broadcasting.
