@@ -170,16 +170,24 @@ deviceobject_parse(PyObject *type_obj, PyObject *id_obj, da_place *place)
         return -1;
     }
     s = PyUnicode_AsUTF8AndSize(type_obj, &len);
-    if (s == NULL) {
-        return -1;
-    }
-    colon = memchr(s, ':', (size_t)len);
-    name_len = colon == NULL ? len : colon - s;
-    id_in_string = colon != NULL;
-    place->backend = deviceobject_backend_named(s, name_len);
+    place->backend = -1;
     place->device = 0;
-    if (id_in_string) {
-        place->device = deviceobject_parse_digits(colon + 1, len - name_len - 1);
+    id_in_string = 0;
+    if (s != NULL) {
+        colon = memchr(s, ':', (size_t)len);
+        name_len = colon == NULL ? len : colon - s;
+        id_in_string = colon != NULL;
+        place->backend = deviceobject_backend_named(s, name_len);
+        if (id_in_string) {
+            place->device = deviceobject_parse_digits(colon + 1, len - name_len - 1);
+        }
+    }
+    else if (PyErr_ExceptionMatches(PyExc_UnicodeError)) {
+        /* lone surrogates: no device is spelled that way */
+        PyErr_Clear();
+    }
+    else {
+        return -1;
     }
     if (place->backend < 0 || place->device < 0) {
         PyErr_Format(PyExc_ValueError,

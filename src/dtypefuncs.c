@@ -263,7 +263,8 @@ dtypefuncs_strong_typenum(PyObject *obj, int *typenum)
         return 0;
     }
     if (dtypeobject_from_object(obj, typenum) < 0) {
-        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+        /* a string's own message says what is wrong with the name */
+        if (!PyUnicode_Check(obj) && PyErr_ExceptionMatches(PyExc_TypeError)) {
             PyErr_Clear();
             PyErr_Format(PyExc_TypeError,
                          "result_type() takes arrays, dtypes and Python "

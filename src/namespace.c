@@ -70,6 +70,14 @@ namespace_default_dtypes(PyObject *Py_UNUSED(self), PyObject *args,
                          dtypeobject_singleton(DA_INT64));
 }
 
+/* The dtypes of dtypes(), in NumPy's order; the standard asks for its own
+   dtypes only, so not float16. */
+static const signed char namespace_dtype_order[] = {
+    DA_BOOL,   DA_INT8,    DA_INT16,   DA_INT32,     DA_INT64,
+    DA_UINT8,  DA_UINT16,  DA_UINT32,  DA_UINT64,    DA_FLOAT32,
+    DA_FLOAT64, DA_COMPLEX64, DA_COMPLEX128,
+};
+
 static PyObject *
 namespace_dtypes(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kwds)
 {
@@ -77,7 +85,7 @@ namespace_dtypes(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kwds)
     PyObject *kind = Py_None, *result;
     uint32_t mask = UINT32_MAX;
     da_place place;
-    int typenum;
+    size_t i;
 
     /* the device is checked, but both backends support every dtype */
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$O&O:dtypes", kwlist,
@@ -91,9 +99,10 @@ namespace_dtypes(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kwds)
     if (result == NULL) {
         return NULL;
     }
-    for (typenum = 0; typenum < DA_NTYPES; typenum++) {
-        /* the standard asks for its own dtypes only, so not float16 */
-        if (typenum == DA_FLOAT16 || !(mask & ((uint32_t)1 << typenum))) {
+    for (i = 0; i < sizeof namespace_dtype_order / sizeof namespace_dtype_order[0];
+         i++) {
+        int typenum = namespace_dtype_order[i];
+        if (!(mask & ((uint32_t)1 << typenum))) {
             continue;
         }
         if (PyDict_SetItemString(result, dtype_table[typenum].name,
