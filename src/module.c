@@ -18,8 +18,10 @@
 #include "device.h"
 #include "dlpack.h"
 #include "deviceobject.h"
+#include "dtypefuncs.h"
 #include "dtypeobject.h"
 #include "hostbuffer.h"
+#include "namespace.h"
 #include "pool.h"
 #include "reduce.h"
 #include "ufunc.h"
@@ -106,6 +108,7 @@ PyInit__core(void)
         dlpack_module_init(module) < 0 || ufunc_module_init(module) < 0 ||
         creation_module_init(module) < 0 ||
         capi_module_init(module) < 0 ||
+        dtypefuncs_module_init(module) < 0 || namespace_module_init(module) < 0 ||
         module_add_all(module) < 0) {
         Py_DECREF(module);
         return NULL;
