@@ -319,3 +319,51 @@ def test_constructors_take_keywords_only(backend):
         devarray.zeros_like(x=devarray.zeros(2))
     with pytest.raises(TypeError):
         devarray.tril(devarray.zeros((2, 2)), 1)
+
+
+# ---- device= with devarray.Device ---------------------------------------------
+
+def _all_creations(device):
+    x = devarray.asarray([[1.0, 2.0], [3.0, 4.0]])
+    return {
+        "empty": devarray.empty(3, device=device),
+        "zeros": devarray.zeros((2, 2), device=device),
+        "ones": devarray.ones(2, device=device),
+        "full": devarray.full(2, 7, device=device),
+        "empty_like": devarray.empty_like(x, device=device),
+        "zeros_like": devarray.zeros_like(x, device=device),
+        "ones_like": devarray.ones_like(x, device=device),
+        "full_like": devarray.full_like(x, 2.5, device=device),
+        "eye": devarray.eye(3, device=device),
+        "arange": devarray.arange(5, device=device),
+        "linspace": devarray.linspace(0, 1, 4, device=device),
+        "asarray list": devarray.asarray([1, 2], device=device),
+        "asarray array": devarray.asarray(x, device=device),
+    }
+
+
+def test_device_default_is_the_default_place(backend):
+    here = devarray.zeros(1).device
+    for name, d in _all_creations(None).items():
+        assert d.device == here, name
+    for name, d in _all_creations(here).items():
+        assert d.device == here, name
+
+
+def test_device_host_from_any_backend(backend, rng):
+    host_place = devarray.Device("host")
+    for name, d in _all_creations(host_place).items():
+        assert d.device == host_place, name
+    a = random_array(rng, (3, 2), "int32")
+    d = dev(a)
+    moved = devarray.asarray(d, device=host_place)
+    assert moved.device == host_place
+    assert_values(moved, a)
+    if d.device != host_place:
+        with pytest.raises(ValueError, match="copy"):
+            devarray.asarray(d, device=host_place, copy=False)
+        # the *_like functions keep x's place unless told
+        assert devarray.zeros_like(moved).device == host_place
+        assert devarray.zeros_like(d).device == d.device
+    assert_values(devarray.arange(-4, 9, 3, dtype="int16", device=host_place),
+                  np.arange(-4, 9, 3, dtype="int16"))

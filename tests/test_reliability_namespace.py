@@ -176,7 +176,7 @@ CASES = [
     # finfo and iinfo
     ("finfo(int8)", lambda x, c: devarray.finfo(devarray.int8), ValueError, "int8"),
     ("finfo(bool)", lambda x, c: devarray.finfo(devarray.bool), ValueError, "bool"),
-    ("finfo(uint64 array)", lambda x, c: devarray.finfo(devarray.zeros(1, "uint64")),
+    ("finfo(uint64 array)", lambda x, c: devarray.finfo(devarray.zeros(1, dtype="uint64")),
      ValueError, "uint64"),
     ("finfo(1.0)", lambda x, c: devarray.finfo(1.0), TypeError, "Python float"),
     ("finfo('bogus')", lambda x, c: devarray.finfo("bogus"), TypeError,
