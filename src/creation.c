@@ -463,16 +463,16 @@ creation_full_like(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
 /* The length of diagonal k of an n x m matrix and the element index (C
    order) where it starts. */
 static int64_t
-creation_diagonal(int64_t n, int64_t m, long long k, int64_t *start)
+creation_diagonal(int64_t n, int64_t m, int64_t k, int64_t *start)
 {
     int64_t len;
     if (k >= 0) {
         len = k >= m ? 0 : (n < m - k ? n : m - k);
-        *start = len > 0 ? (int64_t)k : 0;
+        *start = len > 0 ? k : 0;
     }
     else {
         len = k <= -n ? 0 : (n + k < m ? n + k : m);
-        *start = len > 0 ? -(int64_t)k * m : 0;
+        *start = len > 0 ? -k * m : 0;
     }
     return len;
 }
@@ -486,14 +486,15 @@ creation_eye(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
     PyObject *cols_obj = Py_None, *one = NULL;
     DeviceArrayObject *a = NULL, *diagonal = NULL;
     Py_ssize_t rows, cols;
-    long long k = 0;
+    int64_t k = 0;
     int64_t shape[2], len, start, stride;
     da_place place = {-1, 0};
     da_scalar scalar;
     int typenum = -1, backend, cls;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "n|O$LO&O&:eye", kwlist, &rows,
-                                     &cols_obj, &k, dtypeobject_converter_optional,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "n|O$O&O&O&:eye", kwlist, &rows,
+                                     &cols_obj, ranges_offset_converter, &k,
+                                     dtypeobject_converter_optional,
                                      &typenum, deviceobject_converter_optional,
                                      &place)) {
         return NULL;

@@ -370,6 +370,31 @@ ranges_linspace(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
 
 /* ---- tril / triu --------------------------------------------------------- */
 
+int
+ranges_offset_converter(PyObject *obj, void *k)
+{
+    PyObject *index;
+    long long value;
+    int overflow;
+
+    if (!PyIndex_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "k must be an int, not %.200s",
+                     Py_TYPE(obj)->tp_name);
+        return 0;
+    }
+    index = PyNumber_Index(obj);
+    if (index == NULL) {
+        return 0;
+    }
+    value = PyLong_AsLongLongAndOverflow(index, &overflow);
+    Py_DECREF(index);
+    if (value == -1 && PyErr_Occurred()) {
+        return 0;
+    }
+    *(int64_t *)k = overflow > 0 ? INT64_MAX : overflow < 0 ? INT64_MIN : (int64_t)value;
+    return 1;
+}
+
 static PyObject *
 ranges_tri(PyObject *args, PyObject *kwds, const char *name, int upper)
 {
@@ -377,11 +402,12 @@ ranges_tri(PyObject *args, PyObject *kwds, const char *name, int upper)
     char format[32];
     PyObject *obj;
     DeviceArrayObject *x, *contiguous = NULL, *result = NULL;
-    long long k = 0;
+    int64_t k = 0;
     da_tri t;
 
-    snprintf(format, sizeof format, "O|$L:%s", name);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, &obj, &k)) {
+    snprintf(format, sizeof format, "O|$O&:%s", name);
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, &obj,
+                                     ranges_offset_converter, &k)) {
         return NULL;
     }
     if (!DeviceArray_Check(obj)) {
@@ -409,7 +435,7 @@ ranges_tri(PyObject *args, PyObject *kwds, const char *name, int upper)
     t.n = result->size;
     t.rows = DA_SHAPE(x)[x->ndim - 2];
     t.cols = DA_SHAPE(x)[x->ndim - 1];
-    t.k = (int64_t)k;
+    t.k = k;
     t.itemsize = DA_ITEMSIZE(x);
     t.upper = upper;
     if (backend_tri(x->backend, &t) < 0) {

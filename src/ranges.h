@@ -8,6 +8,11 @@
 
 #include "common.h"
 
+/* A PyArg "O&" converter for a diagonal offset k (an int64_t): any
+   Python int, clamped to int64's range (no matrix reaches that far, so the
+   result is the same). */
+int ranges_offset_converter(PyObject *obj, void *k);
+
 /* Add arange, linspace, meshgrid, tril and triu to `module`. */
 int ranges_module_init(PyObject *module);
 
