@@ -21,6 +21,7 @@
 #include "buffer_in.h"
 #include "cai.h"
 #include "copy.h"
+#include "device.h"
 #include "deviceobject.h"
 #include "dlpack.h"
 #include "dtype.h"
@@ -166,7 +167,11 @@ creation_asarray_impl(PyObject *obj, int typenum, const da_place *place, int cop
     if (backend < 0) {
         return NULL;
     }
-    imported = creation_import_device_memory(obj, backend);
+    /* device memory asked for on the host: viewed on the device, then copied
+       (only when asked: a default host backend keeps refusing it) */
+    imported = creation_import_device_memory(
+        obj, place->backend == DA_BACKEND_HOST && device_cuda_available() ? DA_BACKEND_CUDA
+                                                                          : backend);
     if (imported != NULL) {
         result = creation_from_array(imported, typenum, backend, copy);
         Py_DECREF(imported);

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import devarray
-from _helpers import DTYPES, INT_DTYPES, assert_values, host, np_or_exception, random_array
+from _helpers import (DTYPES, CAIProducer, assert_values, host, np_or_exception,
+                      random_array)
 
 REAL_DTYPES = [t for t in DTYPES if not t.startswith("complex")]
 NUMERIC_DTYPES = [t for t in DTYPES if t != "bool"]
@@ -377,3 +378,23 @@ def test_offsets_beyond_int64(backend, rng):
         keep_all, keep_none = (a, np.zeros_like(a)) if k > 0 else (np.zeros_like(a), a)
         assert_values(devarray.tril(dev(a), k=k), keep_all)
         assert_values(devarray.triu(dev(a), k=k), keep_none)
+
+
+def test_device_memory_asked_for_on_the_host(gpu, rng):
+    a = random_array(rng, (4, 3), "float32")
+    d = dev(a)
+    producer = CAIProducer(d.__cuda_array_interface__, owner=d)
+    host_place = devarray.Device("host")
+    h = devarray.asarray(producer, device=host_place)
+    assert h.device == host_place
+    assert_values(h, a)
+    with pytest.raises(ValueError, match="copy"):
+        devarray.asarray(producer, device=host_place, copy=False)
+    view = devarray.asarray(producer, copy=False)
+    assert view.ptr == d.ptr
+    # from_dlpack: a CUDA tensor asked for on the host is copied there
+    h2 = devarray.from_dlpack(d, device=host_place)
+    assert h2.device == host_place
+    assert_values(h2, a)
+    with pytest.raises(BufferError):
+        devarray.from_dlpack(d, device=host_place, copy=False)
