@@ -4,11 +4,12 @@
  * src/host_creation.c, so that both backends compute the same bits.  The
  * descriptors are in launch.h.
  *
- * NumPy rounds after every + and *; nvcc would fuse a + i * b into one
- * fused multiply-add and round once, so device code spells each operation
- * with its _rn intrinsic, which is never contracted.  Host builds target
- * baseline x86-64 (no FMA instructions), where plain operators round each
- * time.
+ * NumPy rounds after every + and *; a fused multiply-add would round
+ * a + i * b once.  setup.py passes --fmad=false to nvcc, and device code
+ * here also spells each operation with its _rn intrinsic (never
+ * contracted), so the values do not hang on a build flag.  Host builds
+ * target baseline x86-64 (no FMA instructions), where plain operators round
+ * each time.
  */
 #ifndef DEVARRAY_KERNELS_CREATION_H_
 #define DEVARRAY_KERNELS_CREATION_H_
