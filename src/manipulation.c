@@ -288,47 +288,92 @@ error:
 
 /* ---- roll -------------------------------------------------------------- */
 
-/* shift[] per axis of x (each in [0, extent)) into x rolled: one copy per
-   combination of the two parts of every rolled axis. */
-static DeviceArrayObject *
-manipulation_roll_axes(DeviceArrayObject *x, const int64_t *shift)
-{
-    int64_t shape[DA_MAXDIMS], combos, mask;
-    int rolled[DA_MAXDIMS], nrolled = 0, i;
-    DeviceArrayObject *out = array_new(x->backend, x->typenum, x->ndim, DA_SHAPE(x));
+/* At most this many axes are rolled in one pass over the data: a pass
+   makes 2**axes copies, one per combination of the two parts of each axis,
+   so more axes are rolled in further passes rather than in ever more,
+   smaller copies. */
+#define MANIPULATION_ROLL_AXES_PER_PASS 4
 
+/* dst = src rolled by shift[axis] along the naxes axes listed. */
+static int
+manipulation_roll_pass(DeviceArrayObject *dst, DeviceArrayObject *src,
+                       const int64_t *shift, const int *axes, int naxes)
+{
+    int64_t shape[DA_MAXDIMS], mask;
+    int i;
+
+    for (mask = 0; mask < ((int64_t)1 << naxes); mask++) {
+        char *to = dst->data, *from = src->data;
+        memcpy(shape, DA_SHAPE(src), sizeof(int64_t) * (size_t)src->ndim);
+        for (i = 0; i < naxes; i++) {
+            const int ax = axes[i];
+            const int64_t n = DA_SHAPE(src)[ax], s = shift[ax];
+            if (mask & ((int64_t)1 << i)) {
+                /* src[0 : n-s] -> dst[s : n] */
+                shape[ax] = n - s;
+                to += s * DA_STRIDES(dst)[ax];
+            }
+            else {
+                /* src[n-s : n] -> dst[0 : s] */
+                shape[ax] = s;
+                from += (n - s) * DA_STRIDES(src)[ax];
+            }
+        }
+        if (manipulation_copy_block(dst, src, src->ndim, shape, DA_STRIDES(dst),
+                                    to, DA_STRIDES(src), from) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* x rolled by shift[] per axis (each in [0, extent)), into a new array of
+   the same size and the shape (ndim, shape). */
+static DeviceArrayObject *
+manipulation_roll_axes(DeviceArrayObject *x, const int64_t *shift, int ndim,
+                       const int64_t *shape)
+{
+    int rolled[DA_MAXDIMS], nrolled = 0, first = 0, i, naxes, status = 0;
+    DeviceArrayObject *out, *target, *current = x, *next;
+
+    out = array_new(x->backend, x->typenum, ndim, shape);
     if (out == NULL) {
         return NULL;
     }
+    /* out is C-contiguous: seen in x's shape with C strides */
+    target = array_view_of(out, x->ndim, DA_SHAPE(x), NULL, out->data);
+    if (target == NULL) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    Py_INCREF(current);
     for (i = 0; i < x->ndim; i++) {
         if (shift[i] != 0) {
             rolled[nrolled++] = i;
         }
     }
-    /* each rolled axis has extent >= 2, so 2**nrolled <= x->size */
-    combos = (int64_t)1 << nrolled;
-    for (mask = 0; mask < combos; mask++) {
-        char *dst = out->data, *src = x->data;
-        memcpy(shape, DA_SHAPE(x), sizeof(int64_t) * (size_t)x->ndim);
-        for (i = 0; i < nrolled; i++) {
-            const int ax = rolled[i];
-            const int64_t n = DA_SHAPE(x)[ax], s = shift[ax];
-            if (mask & ((int64_t)1 << i)) {
-                /* x[0 : n-s] -> out[s : n] */
-                shape[ax] = n - s;
-                dst += s * DA_STRIDES(out)[ax];
-            }
-            else {
-                /* x[n-s : n] -> out[0 : s] */
-                shape[ax] = s;
-                src += (n - s) * DA_STRIDES(x)[ax];
-            }
+    do {
+        naxes = nrolled - first < MANIPULATION_ROLL_AXES_PER_PASS
+                    ? nrolled - first
+                    : MANIPULATION_ROLL_AXES_PER_PASS;
+        if (first + naxes == nrolled) {
+            next = target;
+            Py_INCREF(next);
         }
-        if (manipulation_copy_block(out, x, x->ndim, shape, DA_STRIDES(out), dst,
-                                    DA_STRIDES(x), src) < 0) {
-            Py_DECREF(out);
-            return NULL;
+        else {
+            next = array_new(x->backend, x->typenum, x->ndim, DA_SHAPE(x));
         }
+        status = next == NULL ? -1
+                              : manipulation_roll_pass(next, current, shift,
+                                                       rolled + first, naxes);
+        Py_DECREF(current);
+        current = next;
+        first += naxes;
+    } while (status == 0 && first < nrolled);
+    Py_XDECREF(current);
+    Py_DECREF(target);
+    if (status < 0) {
+        Py_CLEAR(out);
     }
     return out;
 }
@@ -370,7 +415,7 @@ manipulation_roll(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"", "shift", "axis", NULL};
     int64_t shift[DA_MAXDIMS] = {0};
     const int64_t flat = -1;
-    DeviceArrayObject *x, *source = NULL, *rolled = NULL, *result = NULL;
+    DeviceArrayObject *x, *source = NULL, *result = NULL;
     PyObject *shift_obj, *axis_obj = Py_None, *shifts = NULL, *axes = NULL;
     Py_ssize_t nshift, naxes, n, k;
     int axis = 0;
@@ -425,15 +470,11 @@ manipulation_roll(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
             shift[axis] = (shift[axis] + value + extent) % extent;
         }
     }
-    rolled = manipulation_roll_axes(source, shift);
-    if (rolled != NULL) {
-        result = view_ops_reshape(rolled, x->ndim, DA_SHAPE(x), -1);
-    }
+    result = manipulation_roll_axes(source, shift, x->ndim, DA_SHAPE(x));
 error:
     Py_XDECREF(shifts);
     Py_XDECREF(axes);
     Py_XDECREF(source);
-    Py_XDECREF(rolled);
     return (PyObject *)result;
 }
 
