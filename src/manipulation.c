@@ -451,7 +451,8 @@ manipulation_roll(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
                         "length");
         goto error;
     }
-    n = nshift > naxes ? nshift : naxes;
+    /* as NumPy's broadcasting, a length 0 against a length 1 is 0 */
+    n = nshift == 0 || naxes == 0 ? 0 : nshift > naxes ? nshift : naxes;
     for (k = 0; k < n; k++) {
         long long value;
         int64_t extent;

@@ -137,12 +137,17 @@ view_ops_nocopy_strides(const DeviceArrayObject *a, int newnd,
     nj = 1;
     while (ni < newnd && oi < oldnd) {
         int64_t np = newdims[ni], op = olddims[oi];
+        /* equal sizes end the walk inside both shapes; the bounds are
+           checked anyway, so an inconsistent call gives a copy */
         while (np != op) {
-            if (np < op) {
+            if (np < op && nj < newnd) {
                 np *= newdims[nj++];
             }
-            else {
+            else if (np > op && oj < oldnd) {
                 op *= olddims[oj++];
+            }
+            else {
+                return 0;
             }
         }
         for (ok = oi; ok < oj - 1; ok++) {
@@ -172,9 +177,13 @@ view_ops_reshape(DeviceArrayObject *a, int ndim, const int64_t *new_shape,
     int64_t shape[DA_MAXDIMS], strides[DA_MAXDIMS];
     DeviceArrayObject *result = NULL, *as_a = NULL;
 
-    if (ndim > 0) {
-        memcpy(shape, new_shape, sizeof(int64_t) * (size_t)ndim);
+    if (ndim < 0 || ndim > DA_MAXDIMS) {
+        PyErr_Format(PyExc_ValueError,
+                     "maximum supported dimension for an array is %d, found %d",
+                     DA_MAXDIMS, ndim);
+        return NULL;
     }
+    memcpy(shape, new_shape, sizeof(int64_t) * (size_t)ndim);
     if (view_ops_resolve_shape(a->size, ndim, shape) < 0 ||
         array_shape_size(ndim, shape, DA_ITEMSIZE(a)) < 0) {
         return NULL;
@@ -382,20 +391,20 @@ view_ops_expand_dims(PyObject *Py_UNUSED(module), PyObject *args,
                                      &DeviceArray_Type, &x, &axis)) {
         return NULL;
     }
+    requested = axis == NULL || !(PyTuple_Check(axis) || PyList_Check(axis))
+                    ? 1
+                    : PySequence_Size(axis);
+    if (x->ndim + requested > DA_MAXDIMS) {
+        PyErr_Format(PyExc_ValueError,
+                     "maximum supported dimension for an array is %d",
+                     DA_MAXDIMS);
+        return NULL;
+    }
     if (axis == NULL) {
         naxes = 1;
         axes[0] = 0;
     }
     else {
-        requested = PyTuple_Check(axis) || PyList_Check(axis)
-                        ? PySequence_Size(axis)
-                        : 1;
-        if (x->ndim + requested > DA_MAXDIMS) {
-            PyErr_Format(PyExc_ValueError,
-                         "maximum supported dimension for an array is %d",
-                         DA_MAXDIMS);
-            return NULL;
-        }
         /* axes count in the result, as NumPy's (and the standard's
            [-N-1, N] for one axis) */
         naxes = view_ops_parse_axes(axis, x->ndim + (int)requested, axes);

@@ -360,6 +360,10 @@ def test_roll_random(backend, rng):
         assert_values(devarray.roll(dv, shift, axis=axes), np.roll(av, shift, axis=axes))
         assert_values(devarray.roll(dv, shifts, axis=axes[0]),
                       np.roll(av, shifts, axis=axes[0]))
+    empty = random_array(rng, (2, 3), "int8")
+    for shift, axis in [((), None), ((), ()), (1, ()), ((), 0)]:
+        assert_values(devarray.roll(dev(empty), shift, axis=axis),
+                      np.roll(empty, shift, axis=axis))
     big = random_array(rng, (4, 5), "int64")
     assert_values(devarray.roll(dev(big), 2**40 + 3, axis=1),
                   np.roll(big, 2**40 + 3, axis=1))

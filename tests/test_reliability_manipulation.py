@@ -227,3 +227,18 @@ def test_different_backends(gpu, rng):
         with pytest.raises(ValueError, match="backends"):
             fn([on_gpu, on_host])
         assert snapshot([on_gpu, on_host]) == before
+
+
+def test_too_many_dims(backend):
+    """Results past DA_MAXDIMS (32) axes raise ValueError, whichever way the
+    axes are added."""
+    d = devarray.zeros((1,) * 32)
+    before = snapshot(d)
+    for fn in (lambda: devarray.expand_dims(d), lambda: devarray.expand_dims(d, axis=-1),
+               lambda: devarray.expand_dims(d, axis=(0,)), lambda: devarray.stack([d]),
+               lambda: devarray.tile(d, (1,) * 33), lambda: devarray.reshape(d, (1,) * 33),
+               lambda: devarray.broadcast_to(d, (1,) * 33)):
+        with pytest.raises(ValueError):
+            fn()
+    assert snapshot(d) == before
+    assert devarray.squeeze(d, None).shape == ()
