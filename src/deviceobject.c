@@ -366,7 +366,7 @@ deviceobject_hash(PyObject *self)
 static PyObject *
 deviceobject_richcompare(PyObject *self, PyObject *other, int op)
 {
-    int equal;
+    int equal = 0;
 
     if (op != Py_EQ && op != Py_NE) {
         Py_RETURN_NOTIMPLEMENTED;

@@ -190,7 +190,7 @@ dtypefuncs_isdtype(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
    then the results with each other, makes the result independent of the
    order: int8, uint8, float16 gives float16, where promoting left to right
    gives float32. */
-static const signed char dtypefuncs_knowledge[DA_NTYPES] = {
+static const unsigned char dtypefuncs_knowledge[DA_NTYPES] = {
     [DA_BOOL] = 0,     [DA_INT8] = 1,     [DA_UINT8] = 2,
     [DA_INT16] = 3,    [DA_UINT16] = 4,   [DA_INT32] = 5,
     [DA_UINT32] = 6,   [DA_INT64] = 7,    [DA_UINT64] = 8,

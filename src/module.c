@@ -21,6 +21,7 @@
 #include "dtypefuncs.h"
 #include "dtypeobject.h"
 #include "hostbuffer.h"
+#include "manipulation.h"
 #include "namespace.h"
 #include "pool.h"
 #include "reduce.h"
@@ -107,6 +108,7 @@ PyInit__core(void)
         arraytype_module_init(module) < 0 || hostbuffer_module_init(module) < 0 ||
         dlpack_module_init(module) < 0 || ufunc_module_init(module) < 0 ||
         creation_module_init(module) < 0 ||
+        manipulation_module_init(module) < 0 ||
         capi_module_init(module) < 0 ||
         dtypefuncs_module_init(module) < 0 || namespace_module_init(module) < 0 ||
         module_add_all(module) < 0) {

@@ -72,7 +72,7 @@ namespace_default_dtypes(PyObject *Py_UNUSED(self), PyObject *args,
 
 /* The dtypes of dtypes(), in NumPy's order; the standard asks for its own
    dtypes only, so not float16. */
-static const signed char namespace_dtype_order[] = {
+static const unsigned char namespace_dtype_order[] = {
     DA_BOOL,   DA_INT8,    DA_INT16,   DA_INT32,     DA_INT64,
     DA_UINT8,  DA_UINT16,  DA_UINT32,  DA_UINT64,    DA_FLOAT32,
     DA_FLOAT64, DA_COMPLEX64, DA_COMPLEX128,
