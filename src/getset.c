@@ -1,6 +1,6 @@
 /*
  * The attributes of DeviceArray (its getset table): shape, strides, dtype,
- * device, ptr, T, and the array interfaces (CUDA Array Interface v3 on the
+ * device (a devarray.Device), ptr, T, mT, and the array interfaces (CUDA Array Interface v3 on the
  * CUDA backend, NumPy's __array_interface__ on the host backend).
  */
 #include "getset.h"
@@ -10,6 +10,7 @@
 #include "dtype.h"
 #include "dtypeobject.h"
 #include "device.h"
+#include "deviceobject.h"
 
 static PyObject *
 array_get_shape(DeviceArrayObject *self, void *Py_UNUSED(closure))
@@ -58,7 +59,7 @@ array_get_dtype(DeviceArrayObject *self, void *Py_UNUSED(closure))
 static PyObject *
 array_get_device(DeviceArrayObject *self, void *Py_UNUSED(closure))
 {
-    return PyLong_FromLong(self->device);
+    return deviceobject_new(self->backend, self->device);
 }
 
 /* The address of the first element; 0 for an empty array, as the CUDA Array
@@ -93,6 +94,26 @@ static PyObject *
 array_get_T(DeviceArrayObject *self, void *Py_UNUSED(closure))
 {
     return (PyObject *)array_transposed(self, NULL);
+}
+
+/* The array API's matrix transpose: the last two axes swapped. */
+static PyObject *
+array_get_mT(DeviceArrayObject *self, void *Py_UNUSED(closure))
+{
+    int axes[DA_MAXDIMS], i;
+
+    if (self->ndim < 2) {
+        PyErr_Format(PyExc_ValueError,
+                     "mT needs an array of at least 2 dimensions, not %d",
+                     self->ndim);
+        return NULL;
+    }
+    for (i = 0; i < self->ndim; i++) {
+        axes[i] = i;
+    }
+    axes[self->ndim - 2] = self->ndim - 1;
+    axes[self->ndim - 1] = self->ndim - 2;
+    return (PyObject *)array_transposed(self, axes);
 }
 
 /* The dict shared by both interfaces; `with_stream` adds the CUDA one's
@@ -181,7 +202,8 @@ PyGetSetDef getset_table[] = {
     {"itemsize", (getter)array_get_itemsize, NULL, "Bytes per element.", NULL},
     {"dtype", (getter)array_get_dtype, NULL, "The element type.", NULL},
     {"device", (getter)array_get_device, NULL,
-     "CUDA device id (0 on the host backend).", NULL},
+     "Where the array lives: a devarray.Device (its backend and device id).",
+     NULL},
     {"ptr", (getter)array_get_ptr, NULL,
      "Address of the first element (0 when empty).", NULL},
     {"base", (getter)array_get_base, NULL,
@@ -189,6 +211,8 @@ PyGetSetDef getset_table[] = {
     {"readonly", (getter)array_get_readonly, NULL,
      "Whether writes into the array are refused.", NULL},
     {"T", (getter)array_get_T, NULL, "The transposed view.", NULL},
+    {"mT", (getter)array_get_mT, NULL,
+     "The view with the last two axes swapped (ndim >= 2).", NULL},
     {"__cuda_array_interface__", (getter)array_get_cuda_array_interface, NULL,
      "CUDA Array Interface, version 3 (CUDA backend only).", NULL},
     {"__array_interface__", (getter)array_get_array_interface, NULL,

@@ -57,17 +57,22 @@ number_absolute(PyObject *self)
 
 /* ---- conversion to Python scalars --------------------------------------- */
 
-/* The single element of a size-1 array as a Python object, or NULL with
-   TypeError naming `what` for other sizes. */
+/* The element of a 0-d array as a Python object, or NULL with TypeError
+   naming `what` for other arrays (the array API and NumPy 2 convert only
+   0-d arrays to int, float and complex; bool() takes any size-1 array). */
 static PyObject *
 number_single_item(PyObject *self, const char *what)
 {
     DeviceArrayObject *a = (DeviceArrayObject *)self;
-    if (a->size != 1) {
-        PyErr_Format(PyExc_TypeError,
-                     "only arrays of size 1 can be converted to Python "
-                     "%s (this one has %lld elements)",
-                     what, (long long)a->size);
+    if (a->ndim != 0) {
+        PyObject *shape = array_int64_tuple(a->ndim, DA_SHAPE(a));
+        if (shape != NULL) {
+            PyErr_Format(PyExc_TypeError,
+                         "only 0-dimensional arrays can be converted to "
+                         "Python %s (this one has shape %R)",
+                         what, shape);
+            Py_DECREF(shape);
+        }
         return NULL;
     }
     return host_out_item(a);

@@ -391,7 +391,7 @@ BAD_CALLS = {
     "astype None": (lambda c: c.f.astype(None), TypeError, ["dtype"]),
     "astype bad": (lambda c: c.f.astype("q8"), TypeError, ["not understood"]),
     "item size 6": (lambda c: c.f.item(), ValueError, ["size 1"]),
-    "float size 6": (lambda c: float(c.f), TypeError, ["size 1"]),
+    "float size 6": (lambda c: float(c.f), TypeError, ["0-dimensional"]),
     "int size 6": (lambda c: int(c.i64), TypeError, ["size 1"]),
     "complex size 3": (lambda c: complex(c.z), TypeError, ["size 1"]),
     "bool size 6": (lambda c: bool(c.f), ValueError, ["ambiguous"]),
