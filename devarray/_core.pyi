@@ -62,6 +62,22 @@ float64: DType
 complex64: DType
 complex128: DType
 
+_DeviceLike = Union["Device", Literal["cuda", "host", "cpu"], builtins.str]
+
+@final
+class Device:
+    """Where an array lives: Device('cuda', 0) or Device('host').  A CUDA
+    Device also acts as its int id (index, ==, hash), as x.device was an int."""
+
+    def __new__(cls, type: _DeviceLike, id: SupportsIndex | None = None) -> Device: ...
+    @property
+    def type(self) -> Literal["cuda", "host"]: ...
+    @property
+    def id(self) -> int: ...
+    def __index__(self) -> int: ...  # CUDA devices only (TypeError on the host)
+    def __eq__(self, value: object, /) -> builtins.bool: ...
+    def __hash__(self) -> int: ...
+
 @final
 class DeviceArray:
     """An n-dimensional array in device memory (host memory on the host backend)."""
@@ -81,7 +97,7 @@ class DeviceArray:
     @property
     def dtype(self) -> DType: ...
     @property
-    def device(self) -> int: ...
+    def device(self) -> Device: ...
     @property
     def ptr(self) -> int: ...
     @property
@@ -193,6 +209,76 @@ def sum(
     dtype: _DTypeLike | None = None,
     keepdims: builtins.bool = False,
 ) -> DeviceArray: ...
+
+# The array API's namespace names (src/namespace.c, src/dtypefuncs.c).
+__array_api_version__: builtins.str
+e: float
+inf: float
+nan: float
+pi: float
+newaxis: None
+
+_KindName = Literal[
+    "bool", "signed integer", "unsigned integer", "integral", "real floating",
+    "complex floating", "numeric",
+]
+
+@final
+class __array_namespace_info__:
+    def capabilities(self) -> dict[builtins.str, Any]: ...
+    def default_device(self) -> Device: ...
+    def default_dtypes(
+        self, *, device: _DeviceLike | None = None
+    ) -> dict[builtins.str, DType]: ...
+    def dtypes(
+        self,
+        *,
+        device: _DeviceLike | None = None,
+        kind: _KindName | Tuple[_KindName, ...] | None = None,
+    ) -> dict[builtins.str, DType]: ...
+    def devices(self) -> list[Device]: ...
+
+@final
+class finfo:
+    def __new__(cls, type: DType | DeviceArray | _DTypeLike, /) -> finfo: ...
+    @property
+    def bits(self) -> int: ...
+    @property
+    def eps(self) -> float: ...
+    @property
+    def max(self) -> float: ...
+    @property
+    def min(self) -> float: ...
+    @property
+    def smallest_normal(self) -> float: ...
+    @property
+    def dtype(self) -> DType: ...
+
+@final
+class iinfo:
+    def __new__(cls, type: DType | DeviceArray | _DTypeLike, /) -> iinfo: ...
+    @property
+    def bits(self) -> int: ...
+    @property
+    def max(self) -> int: ...
+    @property
+    def min(self) -> int: ...
+    @property
+    def dtype(self) -> DType: ...
+
+def astype(
+    x: DeviceArray,
+    dtype: _DTypeLike,
+    /,
+    *,
+    copy: builtins.bool = True,
+    device: _DeviceLike | None = None,
+) -> DeviceArray: ...
+def can_cast(from_: DeviceArray | _DTypeLike, to: _DTypeLike, /) -> builtins.bool: ...
+def isdtype(
+    dtype: DType, kind: _KindName | DType | Tuple[_KindName | DType, ...]
+) -> builtins.bool: ...
+def result_type(*arrays_and_dtypes: DeviceArray | _DTypeLike | _Scalar) -> DType: ...
 
 # Backends (docs/backends.md).
 def backend() -> _BackendName: ...

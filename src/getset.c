@@ -1,7 +1,8 @@
 /*
  * The attributes of DeviceArray (its getset table): shape, strides, dtype,
- * device (a devarray.Device), ptr, T, mT, and the array interfaces (CUDA Array Interface v3 on the
- * CUDA backend, NumPy's __array_interface__ on the host backend).
+ * device (a devarray.Device), ptr, T, mT, and the array interfaces (CUDA
+ * Array Interface v3 on the CUDA backend, NumPy's __array_interface__ on
+ * the host backend).
  */
 #include "getset.h"
 
@@ -202,8 +203,8 @@ PyGetSetDef getset_table[] = {
     {"itemsize", (getter)array_get_itemsize, NULL, "Bytes per element.", NULL},
     {"dtype", (getter)array_get_dtype, NULL, "The element type.", NULL},
     {"device", (getter)array_get_device, NULL,
-     "Where the array lives: a devarray.Device (its backend and device id).",
-     NULL},
+     "The devarray.Device that holds the array: Device('cuda', N) or "
+     "Device('host').", NULL},
     {"ptr", (getter)array_get_ptr, NULL,
      "Address of the first element (0 when empty).", NULL},
     {"base", (getter)array_get_base, NULL,

@@ -20,9 +20,11 @@
 #include "device.h"
 #include "dlpack.h"
 #include "deviceobject.h"
+#include "dtypefuncs.h"
 #include "dtypeobject.h"
 #include "elementwise.h"
 #include "hostbuffer.h"
+#include "namespace.h"
 #include "pool.h"
 #include "reduce.h"
 #include "scalar.h"
@@ -462,6 +464,7 @@ PyInit__core(void)
         arraytype_module_init(module) < 0 || hostbuffer_module_init(module) < 0 ||
         dlpack_module_init(module) < 0 || ufunc_module_init(module) < 0 ||
         capi_module_init(module) < 0 ||
+        dtypefuncs_module_init(module) < 0 || namespace_module_init(module) < 0 ||
         module_add_all(module) < 0) {
         Py_DECREF(module);
         return NULL;

@@ -174,9 +174,11 @@ def test_attributes(backend, rng, shape, dt):
     assert isinstance(d.ptr, int)
     if a.size:
         assert d.ptr != 0
-    # the place every new array of this backend gets (tests/test_object.py
-    # checks what it is)
-    assert d.device == devarray.zeros(1).device
+    assert isinstance(d.device, devarray.Device) and d.device.type == backend
+    if backend == "host":
+        assert d.device == devarray.Device("host") and d.device.id == 0
+    else:
+        assert d.device.id >= 0 and d.device == d.device.id
     if a.ndim:
         assert len(d) == len(a)
     else:

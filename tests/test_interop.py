@@ -482,7 +482,7 @@ def test_from_dlpack_rejects_bad_producers(backend, rng):
     else:
         with pytest.raises(BufferError, match="device"):
             devarray.from_dlpack(
-                DLPackProducer(d.__dlpack__(), (KDLCUDA, d.device + 1)))
+                DLPackProducer(d.__dlpack__(), (KDLCUDA, d.device.id + 1)))
 
 
 def test_from_dlpack_non_tuple_device_is_a_type_error(backend, rng):
