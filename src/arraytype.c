@@ -78,6 +78,7 @@ arraytype_module_init(PyObject *module)
     DeviceArray_Type.tp_repr = (reprfunc)array_repr;
     DeviceArray_Type.tp_str = (reprfunc)array_str;
     DeviceArray_Type.tp_as_number = &number_as_number;
+    DeviceArray_Type.tp_richcompare = number_richcompare;
     DeviceArray_Type.tp_as_mapping = &array_as_mapping;
     DeviceArray_Type.tp_as_sequence = &array_as_sequence;
     DeviceArray_Type.tp_iter = (getiterfunc)array_iter;
