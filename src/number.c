@@ -115,17 +115,11 @@ number_negative(PyObject *self)
     return ufunc_apply(DA_OP_NEG, &self, 0, 1);
 }
 
+/* +a: a copy (the array API's positive), TypeError for bool as NumPy. */
 static PyObject *
 number_positive(PyObject *self)
 {
-    if (((DeviceArrayObject *)self)->typenum == DA_BOOL) {
-        /* NumPy's positive has no bool loop; COPY (which +a runs) has one */
-        PyErr_SetString(PyExc_TypeError,
-                        "ufunc 'positive' did not contain a loop with "
-                        "signature matching types bool -> bool");
-        return NULL;
-    }
-    return ufunc_apply(DA_OP_COPY, &self, 0, 1);
+    return ufunc_apply(DA_OP_POSITIVE, &self, 0, 1);
 }
 
 static PyObject *
