@@ -1,7 +1,8 @@
 /*
  * The top of DeviceArray: fills the type's protocol, method and attribute
- * tables (number.c, methods.c, getset.c, the mapping and repr slots here)
- * into the object defined by array.c, readies it and adds it to the module.
+ * tables (number.c, methods.c, getset.c; the mapping, sequence, iteration,
+ * hash and repr slots here) into the object defined by array.c, readies it
+ * and adds it to the module.
  */
 #include "arraytype.h"
 
@@ -12,6 +13,7 @@
 #include "indexing.h"
 #include "methods.h"
 #include "number.h"
+#include "setitem.h"
 
 static Py_ssize_t
 array_length(DeviceArrayObject *self)
@@ -23,7 +25,24 @@ array_length(DeviceArrayObject *self)
     return (Py_ssize_t)DA_SHAPE(self)[0];
 }
 
-/* Basic indexing: integers, slices, one Ellipsis and None, as NumPy. */
+static int
+array_ass_subscript(DeviceArrayObject *self, PyObject *key, PyObject *value)
+{
+    return setitem_assign(self, key, value);
+}
+
+/* Iteration over the first axis, through the sequence protocol's item; a
+   0-d array refuses at iter(), as NumPy's does. */
+static PyObject *
+array_iter(DeviceArrayObject *self)
+{
+    if (self->ndim == 0) {
+        PyErr_SetString(PyExc_TypeError, "iteration over a 0-d array");
+        return NULL;
+    }
+    return PySeqIter_New((PyObject *)self);
+}
+
 static PyObject *
 array_repr(DeviceArrayObject *self)
 {
@@ -36,9 +55,18 @@ array_str(DeviceArrayObject *self)
     return repr_array(self, 0);
 }
 
+/* Basic indexing and assignment: integers, slices, one Ellipsis and None,
+   as NumPy. */
 static PyMappingMethods array_as_mapping = {
     .mp_length = (lenfunc)array_length,
     .mp_subscript = (binaryfunc)indexing_subscript,
+    .mp_ass_subscript = (objobjargproc)array_ass_subscript,
+};
+
+/* Only for iteration (PySeqIter); d[i] itself goes through the mapping. */
+static PySequenceMethods array_as_sequence = {
+    .sq_length = (lenfunc)array_length,
+    .sq_item = (ssizeargfunc)indexing_item,
 };
 
 
@@ -50,7 +78,12 @@ arraytype_module_init(PyObject *module)
     DeviceArray_Type.tp_repr = (reprfunc)array_repr;
     DeviceArray_Type.tp_str = (reprfunc)array_str;
     DeviceArray_Type.tp_as_number = &number_as_number;
+    DeviceArray_Type.tp_richcompare = number_richcompare;
     DeviceArray_Type.tp_as_mapping = &array_as_mapping;
+    DeviceArray_Type.tp_as_sequence = &array_as_sequence;
+    DeviceArray_Type.tp_iter = (getiterfunc)array_iter;
+    /* mutable, and == is elementwise: unhashable, as the array API asks */
+    DeviceArray_Type.tp_hash = PyObject_HashNotImplemented;
     DeviceArray_Type.tp_methods = methods_table;
     DeviceArray_Type.tp_getset = getset_table;
     if (PyType_Ready(&DeviceArray_Type) < 0) {

@@ -1,7 +1,8 @@
 /*
  * The attributes of DeviceArray (its getset table): shape, strides, dtype,
- * device, ptr, T, and the array interfaces (CUDA Array Interface v3 on the
- * CUDA backend, NumPy's __array_interface__ on the host backend).
+ * device (a devarray.Device), ptr, T, mT, and the array interfaces (CUDA
+ * Array Interface v3 on the CUDA backend, NumPy's __array_interface__ on
+ * the host backend).
  */
 #include "getset.h"
 
@@ -94,6 +95,26 @@ static PyObject *
 array_get_T(DeviceArrayObject *self, void *Py_UNUSED(closure))
 {
     return (PyObject *)array_transposed(self, NULL);
+}
+
+/* The array API's matrix transpose: the last two axes swapped. */
+static PyObject *
+array_get_mT(DeviceArrayObject *self, void *Py_UNUSED(closure))
+{
+    int axes[DA_MAXDIMS], i;
+
+    if (self->ndim < 2) {
+        PyErr_Format(PyExc_ValueError,
+                     "mT needs an array of at least 2 dimensions, not %d",
+                     self->ndim);
+        return NULL;
+    }
+    for (i = 0; i < self->ndim; i++) {
+        axes[i] = i;
+    }
+    axes[self->ndim - 2] = self->ndim - 1;
+    axes[self->ndim - 1] = self->ndim - 2;
+    return (PyObject *)array_transposed(self, axes);
 }
 
 /* The dict shared by both interfaces; `with_stream` adds the CUDA one's
@@ -191,6 +212,8 @@ PyGetSetDef getset_table[] = {
     {"readonly", (getter)array_get_readonly, NULL,
      "Whether writes into the array are refused.", NULL},
     {"T", (getter)array_get_T, NULL, "The transposed view.", NULL},
+    {"mT", (getter)array_get_mT, NULL,
+     "The view with the last two axes swapped (ndim >= 2).", NULL},
     {"__cuda_array_interface__", (getter)array_get_cuda_array_interface, NULL,
      "CUDA Array Interface, version 3 (CUDA backend only).", NULL},
     {"__array_interface__", (getter)array_get_array_interface, NULL,

@@ -1,8 +1,25 @@
 /*
  * Indexing of DeviceArrays: basic indices (integers, slices, one Ellipsis,
- * None), as NumPy, giving views.
+ * None), as NumPy, giving views.  Array-valued indices (integer and boolean
+ * arrays, lists) are refused with an IndexError that says so.
  */
 #include "indexing.h"
+
+#include "dtype.h"
+
+/* Whether item is an index array devarray does not take yet: a
+   DeviceArray other than a 0-d integer one (which is an int through
+   __index__), or a list. */
+static int
+indexing_is_array_index(PyObject *item)
+{
+    if (DeviceArray_Check(item)) {
+        const DeviceArrayObject *a = (const DeviceArrayObject *)item;
+        const char kind = dtype_table[a->typenum].kind;
+        return a->ndim != 0 || (kind != 'i' && kind != 'u');
+    }
+    return PyList_Check(item);
+}
 
 PyObject *
 indexing_subscript(DeviceArrayObject *self, PyObject *key)
@@ -86,6 +103,14 @@ indexing_subscript(DeviceArrayObject *self, PyObject *key)
             src++;
             dst++;
         }
+        else if (indexing_is_array_index(item)) {
+            PyErr_Format(PyExc_IndexError,
+                         "integer and boolean array indices (here a %.200s) "
+                         "are not supported yet; use integers, slices, "
+                         "Ellipsis and None",
+                         Py_TYPE(item)->tp_name);
+            goto error;
+        }
         else if (!PyBool_Check(item) && PyIndex_Check(item)) {
             Py_ssize_t index = PyNumber_AsSsize_t(item, PyExc_IndexError);
             int64_t extent = DA_SHAPE(self)[src];
@@ -129,3 +154,21 @@ error:
     return result;
 }
 
+
+PyObject *
+indexing_item(DeviceArrayObject *self, Py_ssize_t index)
+{
+    if (self->ndim == 0) {
+        PyErr_SetString(PyExc_TypeError, "iteration over a 0-d array");
+        return NULL;
+    }
+    if (index < 0 || index >= DA_SHAPE(self)[0]) {
+        PyErr_Format(PyExc_IndexError,
+                     "index %zd is out of bounds for axis 0 with size %lld",
+                     index, (long long)DA_SHAPE(self)[0]);
+        return NULL;
+    }
+    return (PyObject *)array_view_of(self, self->ndim - 1, DA_SHAPE(self) + 1,
+                                     DA_STRIDES(self) + 1,
+                                     self->data + index * DA_STRIDES(self)[0]);
+}

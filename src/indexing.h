@@ -11,4 +11,9 @@
    them): a view.  NULL with IndexError/TypeError for anything else. */
 PyObject *indexing_subscript(DeviceArrayObject *self, PyObject *key);
 
+/* self[index] for 0 <= index < len(self), the sequence protocol's item
+   (iteration over the first axis): a view; IndexError past the end,
+   TypeError for a 0-d array. */
+PyObject *indexing_item(DeviceArrayObject *self, Py_ssize_t index);
+
 #endif /* DEVARRAY_SRC_INDEXING_H_ */

@@ -1,16 +1,19 @@
 /*
  * The methods of DeviceArray (its method table): conversions to the host,
- * sums, copies and casts, reshapes and transposes, the DLPack export, and
- * the module's private test helpers about arrays.
+ * sums, copies and casts, reshapes and transposes, the DLPack export, the
+ * array API's protocol (__array_namespace__, to_device, __format__), copy
+ * and pickle support, and the module's private helpers about arrays.
  */
 #include "methods.h"
 
 #include "array.h"
 #include "host_out.h"
 #include "copy.h"
+#include "deviceobject.h"
 #include "dtypeobject.h"
 #include "dlpack.h"
 #include "number.h"
+#include "pickle.h"
 #include "reduce.h"
 #include "view_ops.h"
 
@@ -129,6 +132,137 @@ array_array(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
     return result;
 }
 
+/* format(a, spec): a 0-d array formats its Python scalar (f"{a:.2f}"); any
+   other array only takes the empty spec (str(a)), as NumPy. */
+static PyObject *
+array_format(DeviceArrayObject *self, PyObject *spec)
+{
+    PyObject *item, *result;
+
+    if (!PyUnicode_Check(spec)) {
+        PyErr_Format(PyExc_TypeError,
+                     "__format__() argument must be str, not %.200s",
+                     Py_TYPE(spec)->tp_name);
+        return NULL;
+    }
+    if (self->ndim != 0) {
+        if (PyUnicode_GET_LENGTH(spec) != 0) {
+            PyErr_SetString(PyExc_TypeError,
+                            "unsupported format string passed to "
+                            "devarray.DeviceArray.__format__ (only 0-d arrays "
+                            "take a format spec)");
+            return NULL;
+        }
+        return PyObject_Str((PyObject *)self);
+    }
+    item = host_out_item(self);
+    if (item == NULL) {
+        return NULL;
+    }
+    result = PyObject_Format(item, spec);
+    Py_DECREF(item);
+    return result;
+}
+
+/* The versions of the array API standard __array_namespace__ accepts; the
+   first is the one devarray implements. */
+static const char *const methods_api_versions[] = {"2024.12", "2023.12",
+                                                   "2022.12", "2021.12"};
+
+static PyObject *
+array_array_namespace(DeviceArrayObject *Py_UNUSED(self), PyObject *args,
+                      PyObject *kwds)
+{
+    static char *kwlist[] = {"api_version", NULL};
+    PyObject *version = Py_None;
+    size_t i;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$O:__array_namespace__",
+                                     kwlist, &version)) {
+        return NULL;
+    }
+    if (version != Py_None && !PyUnicode_Check(version)) {
+        PyErr_Format(PyExc_TypeError,
+                     "api_version must be None or a str such as '2024.12', "
+                     "not %.200s",
+                     Py_TYPE(version)->tp_name);
+        return NULL;
+    }
+    for (i = 0; version != Py_None && i < sizeof methods_api_versions /
+                                              sizeof methods_api_versions[0];
+         i++) {
+        if (PyUnicode_CompareWithASCIIString(version, methods_api_versions[i]) ==
+            0) {
+            break;
+        }
+    }
+    if (i == sizeof methods_api_versions / sizeof methods_api_versions[0]) {
+        PyErr_Format(PyExc_ValueError,
+                     "api_version %R is not supported: devarray implements "
+                     "the array API standard %s (and accepts 2023.12, "
+                     "2022.12 and 2021.12)",
+                     version, methods_api_versions[0]);
+        return NULL;
+    }
+    return PyImport_ImportModule("devarray");
+}
+
+/* x.to_device(device, /, *, stream=None): x itself where it already is, else
+   a copy there.  Every copy between backends has finished when this
+   returns, so any stream the caller names is already safe to use. */
+static PyObject *
+array_to_device(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"", "stream", NULL};
+    da_place place;
+    PyObject *stream = Py_None;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|$O:to_device", kwlist,
+                                     deviceobject_converter_optional, &place,
+                                     &stream)) {
+        return NULL;
+    }
+    if (place.backend < 0) {
+        PyErr_SetString(PyExc_TypeError,
+                        "to_device() needs a devarray.Device (such as "
+                        "x.device), not None");
+        return NULL;
+    }
+    if (stream != Py_None && !PyLong_Check(stream)) {
+        PyErr_Format(PyExc_TypeError,
+                     "to_device(): stream must be None or an int, not %.200s",
+                     Py_TYPE(stream)->tp_name);
+        return NULL;
+    }
+    if (place.backend == self->backend && place.device == self->device) {
+        Py_INCREF(self);
+        return (PyObject *)self;
+    }
+    if (place.backend == self->backend) {
+        PyErr_Format(PyExc_ValueError,
+                     "to_device(): this array is on device %d and devarray "
+                     "works on one device per backend; cannot copy to "
+                     "device %d",
+                     self->device, place.device);
+        return NULL;
+    }
+    return copy_to_backend(self, -1, place.backend);
+}
+
+static PyObject *
+array_reduce(DeviceArrayObject *self, PyObject *Py_UNUSED(args))
+{
+    return pickle_reduce(self);
+}
+
+/* copy.deepcopy: an independent array on the same backend, as copy.copy
+   (array_copy) gives; a DeviceArray holds no Python objects to follow. */
+static PyObject *
+array_deepcopy(DeviceArrayObject *self, PyObject *Py_UNUSED(memo))
+{
+    return (PyObject *)copy_cast(self, self->typenum);
+}
+
 static PyObject *
 array_readonly_view(PyObject *Py_UNUSED(module), PyObject *arg)
 {
@@ -182,13 +316,36 @@ PyMethodDef methods_table[] = {
     {"__array__", (PyCFunction)(void (*)(void))array_array,
      METH_VARARGS | METH_KEYWORDS,
      "__array__($self, /, dtype=None, copy=None)\n--\n\nA NumPy copy of the array."},
+    {"__format__", (PyCFunction)array_format, METH_O,
+     "__format__($self, format_spec, /)\n--\n\nFormat a 0-d array's value "
+     "(f\"{x:.2f}\"); other arrays take only the empty spec."},
+    {"__array_namespace__", (PyCFunction)(void (*)(void))array_array_namespace,
+     METH_VARARGS | METH_KEYWORDS,
+     "__array_namespace__($self, /, *, api_version=None)\n--\n\nThe devarray "
+     "module, the array API namespace of api_version None or '2024.12' (also "
+     "'2023.12', '2022.12', '2021.12')."},
+    {"to_device", (PyCFunction)(void (*)(void))array_to_device,
+     METH_VARARGS | METH_KEYWORDS,
+     "to_device($self, device, /, *, stream=None)\n--\n\nThe array on "
+     "`device`: itself when it is there already, else a copy (finished when "
+     "this returns)."},
+    {"__reduce__", (PyCFunction)array_reduce, METH_NOARGS,
+     "__reduce__($self, /)\n--\n\nPickle support: the elements through host "
+     "memory, with the dtype, shape and backend."},
+    {"__copy__", (PyCFunction)array_copy, METH_NOARGS,
+     "__copy__($self, /)\n--\n\nA copy on the same backend."},
+    {"__deepcopy__", (PyCFunction)array_deepcopy, METH_O,
+     "__deepcopy__($self, memo, /)\n--\n\nA copy on the same backend."},
     {NULL, NULL, 0, NULL},
 };
 
-/* Private helpers for tests. */
+/* Private helpers: for tests, and pickle's reconstructor. */
 PyMethodDef methods_module_functions[] = {
     {"_readonly_view", array_readonly_view, METH_O,
      "A read-only view of a DeviceArray (for tests)."},
+    {"_reconstruct", pickle_reconstruct, METH_VARARGS,
+     "_reconstruct(data, dtype, shape, backend, /)\n--\n\nA DeviceArray from "
+     "its pickle (see DeviceArray.__reduce__)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,9 +1,11 @@
 /*
- * The number protocol of DeviceArray: + - * / (and in place), unary - + abs,
- * and conversion to Python scalars.  The operators are the ops of
+ * The number protocol of DeviceArray: the arithmetic, bitwise and shift
+ * operators (and in place), ** , unary - + ~ abs, @ (not yet: matmul), and
+ * conversion to Python scalars; the rich comparisons, which are the same
+ * kind of slot, are here too.  The operators are the ops of
  * kernels/optable.h, run by ufunc_apply (ufunc.c); an operand that is
  * neither a DeviceArray nor a Python scalar gives NotImplemented, so Python
- * asks the other operand.
+ * asks the other operand (and `d == None` is False).
  */
 #include "number.h"
 
@@ -28,7 +30,84 @@ NUMBER_DEFINE_BINARY(add, DA_OP_ADD)
 NUMBER_DEFINE_BINARY(subtract, DA_OP_SUB)
 NUMBER_DEFINE_BINARY(multiply, DA_OP_MUL)
 NUMBER_DEFINE_BINARY(true_divide, DA_OP_DIV)
+NUMBER_DEFINE_BINARY(floor_divide, DA_OP_FLOOR_DIVIDE)
+NUMBER_DEFINE_BINARY(remainder, DA_OP_REMAINDER)
+NUMBER_DEFINE_BINARY(and, DA_OP_BITWISE_AND)
+NUMBER_DEFINE_BINARY(or, DA_OP_BITWISE_OR)
+NUMBER_DEFINE_BINARY(xor, DA_OP_BITWISE_XOR)
+NUMBER_DEFINE_BINARY(lshift, DA_OP_BITWISE_LEFT_SHIFT)
+NUMBER_DEFINE_BINARY(rshift, DA_OP_BITWISE_RIGHT_SHIFT)
 #undef NUMBER_DEFINE_BINARY
+
+/* pow(a, b, modulo): only modulo None, as the array API's __pow__. */
+static PyObject *
+number_power_of(PyObject *a, PyObject *b, PyObject *modulo, int inplace)
+{
+    PyObject *operands[2] = {a, b};
+    if (modulo != Py_None) {
+        PyErr_SetString(PyExc_TypeError,
+                        "pow() with a third argument (modulo) is not "
+                        "supported for DeviceArrays; use (a ** b) % m");
+        return NULL;
+    }
+    return ufunc_apply(DA_OP_POW, operands, inplace, 1);
+}
+
+static PyObject *
+number_power(PyObject *a, PyObject *b, PyObject *modulo)
+{
+    return number_power_of(a, b, modulo, 0);
+}
+
+static PyObject *
+number_inplace_power(PyObject *a, PyObject *b, PyObject *modulo)
+{
+    return number_power_of(a, b, modulo, 1);
+}
+
+/* divmod(a, b): (a // b, a % b), as NumPy's. */
+static PyObject *
+number_divmod(PyObject *a, PyObject *b)
+{
+    PyObject *operands[2] = {a, b}, *quotient, *remainder;
+
+    quotient = ufunc_apply(DA_OP_FLOOR_DIVIDE, operands, 0, 1);
+    if (quotient == NULL || quotient == Py_NotImplemented) {
+        return quotient;
+    }
+    remainder = ufunc_apply(DA_OP_REMAINDER, operands, 0, 1);
+    if (remainder == NULL) {
+        Py_DECREF(quotient);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", quotient, remainder);
+}
+
+/* a @ b: NotImplemented for anything but two DeviceArrays (so the other
+   operand may take it), else not implemented yet. */
+static PyObject *
+number_matmul(PyObject *a, PyObject *b)
+{
+    if (!DeviceArray_Check(a) || !DeviceArray_Check(b)) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    PyErr_SetString(PyExc_NotImplementedError,
+                    "the @ operator of DeviceArrays comes with devarray.matmul "
+                    "(the array API's linear algebra part, a later issue)");
+    return NULL;
+}
+
+PyObject *
+number_richcompare(PyObject *a, PyObject *b, int cmp)
+{
+    static const int ops[] = {
+        [Py_LT] = DA_OP_LESS,  [Py_LE] = DA_OP_LESS_EQUAL, [Py_EQ] = DA_OP_EQUAL,
+        [Py_NE] = DA_OP_NOT_EQUAL, [Py_GT] = DA_OP_GREATER,
+        [Py_GE] = DA_OP_GREATER_EQUAL,
+    };
+    PyObject *operands[2] = {a, b};
+    return ufunc_apply(ops[cmp], operands, 0, 1);
+}
 
 static PyObject *
 number_negative(PyObject *self)
@@ -36,17 +115,17 @@ number_negative(PyObject *self)
     return ufunc_apply(DA_OP_NEG, &self, 0, 1);
 }
 
+/* +a: a copy (the array API's positive), TypeError for bool as NumPy. */
 static PyObject *
 number_positive(PyObject *self)
 {
-    if (((DeviceArrayObject *)self)->typenum == DA_BOOL) {
-        /* NumPy's positive has no bool loop; COPY (which +a runs) has one */
-        PyErr_SetString(PyExc_TypeError,
-                        "ufunc 'positive' did not contain a loop with "
-                        "signature matching types bool -> bool");
-        return NULL;
-    }
-    return ufunc_apply(DA_OP_COPY, &self, 0, 1);
+    return ufunc_apply(DA_OP_POSITIVE, &self, 0, 1);
+}
+
+static PyObject *
+number_invert(PyObject *self)
+{
+    return ufunc_apply(DA_OP_BITWISE_INVERT, &self, 0, 1);
 }
 
 static PyObject *
@@ -57,17 +136,22 @@ number_absolute(PyObject *self)
 
 /* ---- conversion to Python scalars --------------------------------------- */
 
-/* The single element of a size-1 array as a Python object, or NULL with
-   TypeError naming `what` for other sizes. */
+/* The element of a 0-d array as a Python object, or NULL with TypeError
+   naming `what` for other arrays (the array API and NumPy 2 convert only
+   0-d arrays to int, float and complex; bool() takes any size-1 array). */
 static PyObject *
 number_single_item(PyObject *self, const char *what)
 {
     DeviceArrayObject *a = (DeviceArrayObject *)self;
-    if (a->size != 1) {
-        PyErr_Format(PyExc_TypeError,
-                     "only arrays of size 1 can be converted to Python "
-                     "%s (this one has %lld elements)",
-                     what, (long long)a->size);
+    if (a->ndim != 0) {
+        PyObject *shape = array_int64_tuple(a->ndim, DA_SHAPE(a));
+        if (shape != NULL) {
+            PyErr_Format(PyExc_TypeError,
+                         "only 0-dimensional arrays can be converted to "
+                         "Python %s (this one has shape %R)",
+                         what, shape);
+            Py_DECREF(shape);
+        }
         return NULL;
     }
     return host_out_item(a);
@@ -161,6 +245,26 @@ PyNumberMethods number_as_number = {
     .nb_inplace_subtract = number_inplace_subtract,
     .nb_inplace_multiply = number_inplace_multiply,
     .nb_inplace_true_divide = number_inplace_true_divide,
+    .nb_floor_divide = number_floor_divide,
+    .nb_inplace_floor_divide = number_inplace_floor_divide,
+    .nb_remainder = number_remainder,
+    .nb_inplace_remainder = number_inplace_remainder,
+    .nb_divmod = number_divmod,
+    .nb_power = number_power,
+    .nb_inplace_power = number_inplace_power,
+    .nb_and = number_and,
+    .nb_inplace_and = number_inplace_and,
+    .nb_or = number_or,
+    .nb_inplace_or = number_inplace_or,
+    .nb_xor = number_xor,
+    .nb_inplace_xor = number_inplace_xor,
+    .nb_lshift = number_lshift,
+    .nb_inplace_lshift = number_inplace_lshift,
+    .nb_rshift = number_rshift,
+    .nb_inplace_rshift = number_inplace_rshift,
+    .nb_matrix_multiply = number_matmul,
+    .nb_inplace_matrix_multiply = number_matmul,
+    .nb_invert = number_invert,
     .nb_negative = number_negative,
     .nb_positive = number_positive,
     .nb_absolute = number_absolute,

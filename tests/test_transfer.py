@@ -502,15 +502,16 @@ def test_item_and_conversions(backend, rng, dt, shape):
     zero_d = a.reshape(())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        # float/complex/int take only 0-d arrays (NumPy 2.4, the array API)
         for conv in (float, complex, bool):
             try:
-                expected = conv(zero_d)
+                expected = conv(a)
             except (TypeError, ValueError, OverflowError) as exc:
                 with pytest.raises(type(exc)):
                     conv(d)
                 continue
             same_python_values(conv(d), expected)
-        if np.dtype(dt).kind in "biu":
+        if np.dtype(dt).kind in "biu" and a.ndim == 0:
             assert int(d) == int(zero_d) and type(int(d)) is int
 
 
