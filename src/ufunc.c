@@ -514,7 +514,7 @@ static int
 ufunc_broadcast_with(int *ndim, int64_t *shape, const DeviceArrayObject *b)
 {
     const int nd = *ndim > b->ndim ? *ndim : b->ndim;
-    int64_t merged[DA_MAXDIMS];
+    int64_t merged[DA_MAXDIMS] = {0};
     int i;
 
     for (i = 0; i < nd; i++) {
