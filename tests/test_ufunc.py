@@ -17,6 +17,18 @@ from _helpers import (DTYPES, FLOAT_DTYPES, INT_DTYPES, assert_values, eps,
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
+def np_floor_divide(a, b):
+    """NumPy's floor_divide, but with exactly one infinite operand the
+    standard's first choice, a / b (+-inf or +-0), where NumPy gives NaN or
+    -1 as Python does (the standard allows both; its tests want the first)."""
+    q = np.floor_divide(a, b)
+    if q.dtype.kind != "f":
+        return q
+    a, b = np.asarray(a, dtype=q.dtype), np.asarray(b, dtype=q.dtype)
+    one_inf = (np.isinf(a) != np.isinf(b)) & ~np.isnan(a) & ~np.isnan(b)
+    return np.where(one_inf, a / b, q).astype(q.dtype)
+
+
 # function name -> (NumPy's function, the operator or None).  Operators of
 # the functions added for the array API are the DeviceArray protocol's
 # (tests/test_operators.py); here only those that existed with the table.
@@ -34,7 +46,7 @@ BINARY = {
     "bitwise_xor": (np.bitwise_xor, None),
     "copysign": (np.copysign, None),
     "equal": (np.equal, None),
-    "floor_divide": (np.floor_divide, None),
+    "floor_divide": (lambda a, b: np_floor_divide(a, b), None),
     "greater": (np.greater, None),
     "greater_equal": (np.greater_equal, None),
     "less": (np.less, None),
@@ -395,13 +407,24 @@ def test_integer_division_by_zero_and_overflow(backend, rng, dtype):
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_float_special_cases(backend, dtype):
     """The standard's special cases on every pair of edge values, against
-    NumPy (which follows them, taking the options the standard allows to
-    match Python: inf // 2 is nan, -1 // inf is -1)."""
+    NumPy, which follows them except where floor_divide has one infinite
+    operand (NumPy takes the options the standard allows to match Python,
+    inf // 2 is nan and -1 // inf is -1; the standard's tests want its
+    first choice, inf and -0)."""
     edge = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, -2.5,
                      0.5, -0.5, 1.5, 3.0], dtype=dtype)
     a, b = np.meshgrid(edge, edge)
     da_a, da_b = devarray.asarray(a), devarray.asarray(b)
-    for name in ("floor_divide", "remainder", "pow", "copysign", "maximum", "minimum",
+    # floor_divide with exactly one infinite operand: the standard's values
+    # (a / b: +-inf or +-0), where NumPy gives nan or -1 as Python does
+    one_inf = (np.isinf(a) != np.isinf(b)) & ~np.isnan(a) & ~np.isnan(b)
+    with np.errstate(all="ignore"):
+        expected = np.where(one_inf, a / b, np.floor_divide(a, b))
+    got = devarray.floor_divide(da_a, da_b)
+    assert_values(got, expected)
+    assert (np.signbit(values(got)) == np.signbit(expected)).all()
+    assert np.isinf(expected[one_inf & np.isinf(a)]).all()
+    for name in ("remainder", "pow", "copysign", "maximum", "minimum",
                  "nextafter", "logaddexp", "atan2", "hypot", "equal", "less",
                  "greater_equal", "not_equal"):
         check(name, (a, b), (da_a, da_b), rtol=tolerance(name))
