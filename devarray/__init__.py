@@ -7,6 +7,7 @@ NumPy is optional and imported only by the conversions that need it.
 
 from . import _core
 from ._core import *  # noqa: F403  (every public name of _core, __all__ below)
+from ._core import __array_api_version__, __array_namespace_info__  # not in *
 from ._version import __version__
 
 __all__ = [*_core.__all__, "__version__", "get_include"]

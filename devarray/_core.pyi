@@ -3,7 +3,7 @@
 # spelt `builtins.bool` and so on below.
 
 import builtins
-from typing import Any, Literal, Protocol, SupportsIndex, Tuple, Union, final, overload
+from typing import Any, List, Literal, Protocol, SupportsIndex, Tuple, Union, final, overload
 
 class _HasTypestr(Protocol):
     # numpy.dtype and NumPy scalar types, read through their typestr
@@ -62,6 +62,22 @@ float64: DType
 complex64: DType
 complex128: DType
 
+_DeviceLike = Union["Device", Literal["cuda", "host", "cpu"], builtins.str]
+
+@final
+class Device:
+    """Where an array lives: Device('cuda', 0) or Device('host').  A CUDA
+    Device also acts as its int id (index, ==, hash), as x.device was an int."""
+
+    def __new__(cls, type: _DeviceLike, id: SupportsIndex | None = None) -> Device: ...
+    @property
+    def type(self) -> Literal["cuda", "host"]: ...
+    @property
+    def id(self) -> int: ...
+    def __index__(self) -> int: ...  # CUDA devices only (TypeError on the host)
+    def __eq__(self, value: object, /) -> builtins.bool: ...
+    def __hash__(self) -> int: ...
+
 @final
 class DeviceArray:
     """An n-dimensional array in device memory (host memory on the host backend)."""
@@ -81,7 +97,7 @@ class DeviceArray:
     @property
     def dtype(self) -> DType: ...
     @property
-    def device(self) -> int: ...
+    def device(self) -> Device: ...
     @property
     def ptr(self) -> int: ...
     @property
@@ -151,30 +167,94 @@ class DeviceArray:
     def __pos__(self) -> DeviceArray: ...
     def __abs__(self) -> DeviceArray: ...
 
-# Constructors.  to_device copies a buffer-protocol object (or a DeviceArray,
-# to the default backend); asarray also takes Python scalars and nested
-# sequences, views other libraries' device memory (__cuda_array_interface__,
-# CUDA __dlpack__) without a copy, and returns a DeviceArray of the right
-# dtype as it is.
+# Creation functions (array API 2024.12; src/creation.c, src/ranges.c).
+# device= takes a devarray.Device or None: None is the default place, or for
+# the *_like functions x's place, for asarray of a DeviceArray its place.
+# to_device copies a buffer-protocol object (or a DeviceArray, to the default
+# backend); asarray also takes Python scalars and nested sequences (which may
+# hold 0-d DeviceArrays), views other libraries' device memory
+# (__cuda_array_interface__, CUDA __dlpack__) without a copy, and returns a
+# DeviceArray of the right dtype and place as it is.  copy=True always
+# copies, copy=False never does (ValueError where it would have to).
 def to_device(obj: object, dtype: _DTypeLike | None = None) -> DeviceArray: ...
-def asarray(obj: object, dtype: _DTypeLike | None = None) -> DeviceArray: ...
+def asarray(
+    obj: object,
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
+    copy: builtins.bool | None = None,
+) -> DeviceArray: ...
 # A DeviceArray sharing x's memory through DLPack (copied when x is in host
-# memory and devarray works on the device).
+# memory and devarray works on the device, or when device= asks for another
+# place).
 def from_dlpack(
     x: object, /, *, device: Any = None, copy: builtins.bool | None = None
 ) -> DeviceArray: ...
-def empty(shape: _ShapeLike, dtype: _DTypeLike | None = None) -> DeviceArray: ...
-def zeros(shape: _ShapeLike, dtype: _DTypeLike | None = None) -> DeviceArray: ...
-def ones(shape: _ShapeLike, dtype: _DTypeLike | None = None) -> DeviceArray: ...
+def empty(
+    shape: _ShapeLike, *, dtype: _DTypeLike | None = None, device: Any = None
+) -> DeviceArray: ...
+def zeros(
+    shape: _ShapeLike, *, dtype: _DTypeLike | None = None, device: Any = None
+) -> DeviceArray: ...
+def ones(
+    shape: _ShapeLike, *, dtype: _DTypeLike | None = None, device: Any = None
+) -> DeviceArray: ...
 def full(
-    shape: _ShapeLike, fill_value: _Scalar, dtype: _DTypeLike | None = None
+    shape: _ShapeLike,
+    fill_value: _Scalar,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
 ) -> DeviceArray: ...
-def empty_like(a: object, dtype: _DTypeLike | None = None) -> DeviceArray: ...
-def zeros_like(a: object, dtype: _DTypeLike | None = None) -> DeviceArray: ...
-def ones_like(a: object, dtype: _DTypeLike | None = None) -> DeviceArray: ...
+def empty_like(
+    x: object, /, *, dtype: _DTypeLike | None = None, device: Any = None
+) -> DeviceArray: ...
+def zeros_like(
+    x: object, /, *, dtype: _DTypeLike | None = None, device: Any = None
+) -> DeviceArray: ...
+def ones_like(
+    x: object, /, *, dtype: _DTypeLike | None = None, device: Any = None
+) -> DeviceArray: ...
 def full_like(
-    a: object, fill_value: _Scalar, dtype: _DTypeLike | None = None
+    x: object,
+    /,
+    fill_value: _Scalar,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
 ) -> DeviceArray: ...
+def eye(
+    n_rows: SupportsIndex,
+    n_cols: SupportsIndex | None = None,
+    /,
+    *,
+    k: SupportsIndex = 0,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
+) -> DeviceArray: ...
+def arange(
+    start: int | float,
+    /,
+    stop: int | float | None = None,
+    step: int | float = 1,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
+) -> DeviceArray: ...
+def linspace(
+    start: int | float | complex,
+    stop: int | float | complex,
+    /,
+    num: SupportsIndex,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
+    endpoint: builtins.bool = True,
+) -> DeviceArray: ...
+def meshgrid(*arrays: DeviceArray, indexing: Literal["xy", "ij"] = "xy") -> list[DeviceArray]: ...
+def tril(x: DeviceArray, /, *, k: SupportsIndex = 0) -> DeviceArray: ...
+def triu(x: DeviceArray, /, *, k: SupportsIndex = 0) -> DeviceArray: ...
 
 # Elementwise functions: the ops of kernels/optable.h, NumPy 2's promotion
 # (Python scalars are weak, NEP 50) and broadcasting.
@@ -258,6 +338,101 @@ def sum(
     dtype: _DTypeLike | None = None,
     keepdims: builtins.bool = False,
 ) -> DeviceArray: ...
+
+# The array API's namespace names (src/namespace.c, src/dtypefuncs.c).
+__array_api_version__: builtins.str
+e: float
+inf: float
+nan: float
+pi: float
+newaxis: None
+
+_KindName = Literal[
+    "bool", "signed integer", "unsigned integer", "integral", "real floating",
+    "complex floating", "numeric",
+]
+
+@final
+class __array_namespace_info__:
+    def capabilities(self) -> dict[builtins.str, Any]: ...
+    def default_device(self) -> Device: ...
+    def default_dtypes(
+        self, *, device: _DeviceLike | None = None
+    ) -> dict[builtins.str, DType]: ...
+    def dtypes(
+        self,
+        *,
+        device: _DeviceLike | None = None,
+        kind: _KindName | Tuple[_KindName, ...] | None = None,
+    ) -> dict[builtins.str, DType]: ...
+    def devices(self) -> list[Device]: ...
+
+@final
+class finfo:
+    def __new__(cls, type: DType | DeviceArray | _DTypeLike, /) -> finfo: ...
+    @property
+    def bits(self) -> int: ...
+    @property
+    def eps(self) -> float: ...
+    @property
+    def max(self) -> float: ...
+    @property
+    def min(self) -> float: ...
+    @property
+    def smallest_normal(self) -> float: ...
+    @property
+    def dtype(self) -> DType: ...
+
+@final
+class iinfo:
+    def __new__(cls, type: DType | DeviceArray | _DTypeLike, /) -> iinfo: ...
+    @property
+    def bits(self) -> int: ...
+    @property
+    def max(self) -> int: ...
+    @property
+    def min(self) -> int: ...
+    @property
+    def dtype(self) -> DType: ...
+
+def astype(
+    x: DeviceArray,
+    dtype: _DTypeLike,
+    /,
+    *,
+    copy: builtins.bool = True,
+    device: _DeviceLike | None = None,
+) -> DeviceArray: ...
+def can_cast(from_: DeviceArray | _DTypeLike, to: _DTypeLike, /) -> builtins.bool: ...
+def isdtype(
+    dtype: DType, kind: _KindName | DType | Tuple[_KindName | DType, ...]
+) -> builtins.bool: ...
+def result_type(*arrays_and_dtypes: DeviceArray | _DTypeLike | _Scalar) -> DType: ...
+# Manipulation functions (src/view_ops.c: views; src/manipulation.c: copies)
+_Arrays = Union[Tuple["DeviceArray", ...], List["DeviceArray"]]
+_Axes = Union[SupportsIndex, Tuple[SupportsIndex, ...]]
+
+def broadcast_arrays(*arrays: DeviceArray) -> List[DeviceArray]: ...
+def broadcast_to(x: DeviceArray, /, shape: _ShapeLike) -> DeviceArray: ...
+def concat(arrays: _Arrays, /, *, axis: SupportsIndex | None = 0) -> DeviceArray: ...
+def expand_dims(x: DeviceArray, /, axis: _Axes = 0) -> DeviceArray: ...
+def flip(x: DeviceArray, /, *, axis: _Axes | None = None) -> DeviceArray: ...
+def moveaxis(x: DeviceArray, source: _Axes, destination: _Axes, /) -> DeviceArray: ...
+def permute_dims(x: DeviceArray, /, axes: Tuple[SupportsIndex, ...]) -> DeviceArray: ...
+def repeat(
+    x: DeviceArray, repeats: SupportsIndex | DeviceArray, /, *,
+    axis: SupportsIndex | None = None,
+) -> DeviceArray: ...
+def reshape(
+    x: DeviceArray, /, shape: _ShapeLike, *, copy: builtins.bool | None = None
+) -> DeviceArray: ...
+def roll(
+    x: DeviceArray, /, shift: _Axes, *, axis: _Axes | None = None
+) -> DeviceArray: ...
+def squeeze(x: DeviceArray, /, axis: _Axes | None) -> DeviceArray: ...
+def stack(arrays: _Arrays, /, *, axis: SupportsIndex = 0) -> DeviceArray: ...
+def tile(x: DeviceArray, repetitions: _Axes, /) -> DeviceArray: ...
+def unstack(x: DeviceArray, /, *, axis: SupportsIndex = 0) -> Tuple[DeviceArray, ...]: ...
 
 # Backends (docs/backends.md).
 def backend() -> _BackendName: ...

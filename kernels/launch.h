@@ -5,6 +5,7 @@
  *   - kernels/<name>.cu  da_cuda_*  (extern "C" launchers around CUDA kernels)
  *   - src/host_kernels.c da_host_* (plain C loops, the host backend and the
  *                                   reference for every kernel)
+ *   - src/host_creation.c           the host twin of kernels/creation.cu
  *
  * The core does all checking, broadcasting and allocation before it calls in:
  * launchers get valid pointers, shapes and types and only compute.  They
@@ -104,9 +105,65 @@ da_sum_supported(int in_typenum, int acc_typenum)
     }
 }
 
+/*
+ * An arithmetic progression (arange) of n >= 1 elements of dtype typenum,
+ * with NumPy's fill: element 0 is `first`, element 1 `second` (both the
+ * stored values, as class values of typenum's class), element i >= 2 is
+ * first + i * delta computed in that class (integers wrap, floats round
+ * after each operation, complex works per component), then stored.  The
+ * bool class has only first and second (n <= 2).  creation.h computes it.
+ */
+typedef struct {
+    void *out;          /* n contiguous elements */
+    int64_t n;
+    int typenum;
+    da_scalar first, second, delta;
+} da_range;
+
+/* How a linspace element before `stop` is computed (NumPy's three cases). */
+enum { DA_LINSPACE_STEP, DA_LINSPACE_DIV, DA_LINSPACE_DELTA };
+
+/*
+ * NumPy's linspace in float64 (cplx == 0; only the .re parts are read) or
+ * complex128 (cplx == 1), n >= 1 contiguous elements of dtype typenum:
+ *   STEP:  y_i = i * step + start
+ *   DIV:   y_i = (i / div) * delta + start   (step underflowed to zero)
+ *   DELTA: y_i = i * delta + start           (no step: num == 1, endpoint)
+ * with the last element replaced by stop when endpoint_last, floored when
+ * floor_it (integer dtypes), then stored.  creation.h computes it.
+ */
+typedef struct {
+    void *out;
+    int64_t n;
+    int typenum;
+    int cplx;
+    int mode;           /* DA_LINSPACE_* */
+    int endpoint_last;
+    int floor_it;
+    int64_t div;
+    da_c128 start, stop, step, delta;
+} da_linspace;
+
+/*
+ * tril/triu: out = in (both C-contiguous, n > 0 elements of `itemsize`
+ * bytes: 1, 2, 4, 8 or 16) with every element of the stacked rows x cols
+ * matrices zeroed (all bits) outside the band: kept where j - i <= k
+ * (upper == 0, tril) or j - i >= k (upper == 1, triu).  in != out.
+ */
+typedef struct {
+    const void *in;
+    void *out;
+    int64_t n, rows, cols, k;
+    int itemsize;
+    int upper;
+} da_tri;
+
 int da_host_elementwise(int op, int cls, const da_elementwise *e);
 int da_host_sum(const void *in, int in_typenum, void *out, int acc_typenum,
                 int64_t nsegments, int64_t seglen);
+int da_host_range(const da_range *r);
+int da_host_linspace(const da_linspace *l);
+int da_host_tri(const da_tri *t);
 
 #ifdef DEVARRAY_HAVE_CUDA
 cudaError_t da_cuda_elementwise(int op, int cls, const da_elementwise *e,
@@ -117,6 +174,10 @@ cudaError_t da_cuda_elementwise(int op, int cls, const da_elementwise *e,
 cudaError_t da_cuda_sum(void *temp, size_t *temp_bytes, const void *in,
                         int in_typenum, void *out, int acc_typenum,
                         int64_t nsegments, int64_t seglen, cudaStream_t stream);
+
+cudaError_t da_cuda_range(const da_range *r, cudaStream_t stream);
+cudaError_t da_cuda_linspace(const da_linspace *l, cudaStream_t stream);
+cudaError_t da_cuda_tri(const da_tri *t, cudaStream_t stream);
 #endif
 
 #ifdef __cplusplus

@@ -144,6 +144,48 @@ backend_sum(int backend, const void *in, int in_typenum, void *out,
 }
 
 int
+backend_range(int backend, const da_range *r)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = da_cuda_range(r, 0);
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "arange kernel");
+    }
+#else
+    (void)backend;
+#endif
+    return da_host_range(r) != 0 ? host_contract_error("arange") : 0;
+}
+
+int
+backend_linspace(int backend, const da_linspace *l)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = da_cuda_linspace(l, 0);
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "linspace kernel");
+    }
+#else
+    (void)backend;
+#endif
+    return da_host_linspace(l) != 0 ? host_contract_error("linspace") : 0;
+}
+
+int
+backend_tri(int backend, const da_tri *t)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = da_cuda_tri(t, 0);
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "tril/triu kernel");
+    }
+#else
+    (void)backend;
+#endif
+    return da_host_tri(t) != 0 ? host_contract_error("tril/triu") : 0;
+}
+
+int
 backend_synchronize(int backend)
 {
 #ifdef DEVARRAY_HAVE_CUDA

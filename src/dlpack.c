@@ -18,6 +18,7 @@
 
 #include "backend.h"
 #include "copy.h"
+#include "deviceobject.h"
 #include "device.h"
 #include "stream.h"
 #include "transfer.h"
@@ -662,32 +663,63 @@ error:
     return result;
 }
 
+/* from_dlpack's device=: None leaves place->backend -1; a place the
+   deviceobject converter takes is used; anything else is a BufferError, as
+   the standard asks of devices a library cannot place arrays on. */
+static int
+dlpack_device_converter(PyObject *obj, void *place)
+{
+    if (deviceobject_converter_optional(obj, place)) {
+        return 1;
+    }
+    if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_BufferError,
+                     "from_dlpack(device=%R) is not supported: device must be "
+                     "None or a devarray.Device",
+                     obj);
+    }
+    return 0;
+}
+
 static PyObject *
 dlpack_py_from_dlpack(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"x", "device", "copy", NULL};
-    PyObject *x, *device = Py_None, *copy = Py_None;
-    int backend;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$OO:from_dlpack", kwlist, &x,
-                                     &device, &copy)) {
+    PyObject *x, *copy = Py_None, *result;
+    DeviceArrayObject *view;
+    da_place place = {-1, 0};
+    int backend, is_cuda = 0, copy_flag;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$O&O:from_dlpack", kwlist, &x,
+                                     dlpack_device_converter, &place, &copy)) {
         return NULL;
     }
     if (copy != Py_None && copy != Py_True && copy != Py_False) {
         PyErr_SetString(PyExc_TypeError, "copy must be True, False or None");
         return NULL;
     }
-    if (device != Py_None) {
-        PyErr_SetString(PyExc_BufferError,
-                        "from_dlpack(device=...) is not supported: devarray "
-                        "imports onto its current backend");
-        return NULL;
-    }
-    backend = backend_default();
+    copy_flag = copy == Py_None ? -1 : copy == Py_True;
+    backend = place.backend >= 0 ? place.backend : backend_default();
     if (backend < 0) {
         return NULL;
     }
-    return (PyObject *)dlpack_import(x, backend,
-                                     copy == Py_None ? -1 : copy == Py_True);
+    /* a CUDA tensor asked for on the host: view it on the device, then copy */
+    if (place.backend == DA_BACKEND_HOST && copy_flag != 0 &&
+        device_cuda_available() && PyObject_HasAttrString(x, "__dlpack_device__")) {
+        if (dlpack_is_cuda(x, &is_cuda) < 0) {
+            return NULL;
+        }
+        if (is_cuda) {
+            view = dlpack_import(x, DA_BACKEND_CUDA, -1);
+            if (view == NULL) {
+                return NULL;
+            }
+            result = copy_to_backend(view, -1, DA_BACKEND_HOST);
+            Py_DECREF(view);
+            return result;
+        }
+    }
+    return (PyObject *)dlpack_import(x, backend, copy_flag);
 }
 
 static PyMethodDef dlpack_module_methods[] = {

@@ -10,6 +10,7 @@
 #include "dtype.h"
 #include "dtypeobject.h"
 #include "device.h"
+#include "deviceobject.h"
 
 static PyObject *
 array_get_shape(DeviceArrayObject *self, void *Py_UNUSED(closure))
@@ -58,7 +59,7 @@ array_get_dtype(DeviceArrayObject *self, void *Py_UNUSED(closure))
 static PyObject *
 array_get_device(DeviceArrayObject *self, void *Py_UNUSED(closure))
 {
-    return PyLong_FromLong(self->device);
+    return deviceobject_new(self->backend, self->device);
 }
 
 /* The address of the first element; 0 for an empty array, as the CUDA Array
@@ -181,7 +182,8 @@ PyGetSetDef getset_table[] = {
     {"itemsize", (getter)array_get_itemsize, NULL, "Bytes per element.", NULL},
     {"dtype", (getter)array_get_dtype, NULL, "The element type.", NULL},
     {"device", (getter)array_get_device, NULL,
-     "CUDA device id (0 on the host backend).", NULL},
+     "The devarray.Device that holds the array: Device('cuda', N) or "
+     "Device('host').", NULL},
     {"ptr", (getter)array_get_ptr, NULL,
      "Address of the first element (0 when empty).", NULL},
     {"base", (getter)array_get_base, NULL,

@@ -12,6 +12,7 @@
 #include "dlpack.h"
 #include "number.h"
 #include "reduce.h"
+#include "view_ops.h"
 
 static PyObject *
 array_to_host(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
@@ -80,112 +81,27 @@ array_astype(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
 static PyObject *
 array_reshape(DeviceArrayObject *self, PyObject *args)
 {
-    int64_t shape[DA_MAXDIMS], strides[DA_MAXDIMS], known = 1, stride;
-    int ndim, i, unknown = -1;
-    DeviceArrayObject *contiguous = NULL;
-    PyObject *result = NULL, *shape_tuple;
-
-    ndim = array_parse_shape(PyTuple_GET_SIZE(args) == 1
-                                 ? PyTuple_GET_ITEM(args, 0)
-                                 : args,
-                             shape);
-    if (ndim < 0) {
-        return NULL;
-    }
-    for (i = 0; i < ndim; i++) {
-        if (shape[i] == -1 && unknown < 0) {
-            unknown = i;
-        }
-        else if (shape[i] < 0) {
-            PyErr_SetString(PyExc_ValueError,
-                            unknown >= 0 && shape[i] == -1
-                                ? "can only specify one unknown dimension"
-                                : "negative dimensions not allowed");
-            return NULL;
-        }
-        else {
-            known = shape[i] != 0 && known > INT64_MAX / shape[i] ? -1
-                                                                  : known * shape[i];
-        }
-    }
-    if (unknown >= 0) {
-        /* known == 0 leaves the unknown extent undetermined: an error */
-        if (known > 0 && self->size % known == 0) {
-            shape[unknown] = self->size / known;
-            known = self->size;
-        }
-        else {
-            known = -1;
-        }
-    }
-    if (known != self->size) {
-        if (unknown >= 0) {
-            shape[unknown] = -1;
-        }
-        shape_tuple = array_int64_tuple(ndim, shape);
-        if (shape_tuple != NULL) {
-            PyErr_Format(PyExc_ValueError,
-                         "cannot reshape array of size %lld into shape %R",
-                         (long long)self->size, shape_tuple);
-            Py_DECREF(shape_tuple);
-        }
-        return NULL;
-    }
-    if (array_shape_size(ndim, shape, DA_ITEMSIZE(self)) < 0) {
-        return NULL;
-    }
-    contiguous = copy_contiguous_as(self, self->typenum);
-    if (contiguous == NULL) {
-        return NULL;
-    }
-    stride = DA_ITEMSIZE(self);
-    for (i = ndim - 1; i >= 0; i--) {
-        strides[i] = stride;
-        stride *= shape[i] > 0 ? shape[i] : 1;
-    }
-    result = (PyObject *)array_view_of(contiguous, ndim, shape, strides,
-                                       contiguous->data);
-    Py_DECREF(contiguous);
-    return result;
+    int64_t shape[DA_MAXDIMS];
+    int ndim = array_parse_shape(PyTuple_GET_SIZE(args) == 1
+                                     ? PyTuple_GET_ITEM(args, 0)
+                                     : args,
+                                 shape);
+    return ndim < 0 ? NULL
+                    : (PyObject *)view_ops_reshape(self, ndim, shape, -1);
 }
 
-/* Normalise axis `value` for `ndim` dimensions, as NumPy: -ndim <= axis < ndim. */
 static PyObject *
 array_transpose(DeviceArrayObject *self, PyObject *args)
 {
-    int axes[DA_MAXDIMS], seen[DA_MAXDIMS] = {0}, i;
-    PyObject *seq = args;
     Py_ssize_t n = PyTuple_GET_SIZE(args);
 
     if (n == 0 || (n == 1 && PyTuple_GET_ITEM(args, 0) == Py_None)) {
         return (PyObject *)array_transposed(self, NULL);
     }
     if (n == 1 && !PyIndex_Check(PyTuple_GET_ITEM(args, 0))) {
-        seq = PyTuple_GET_ITEM(args, 0);
+        return (PyObject *)view_ops_permute(self, PyTuple_GET_ITEM(args, 0));
     }
-    seq = PySequence_Fast(seq, "axes must be a sequence of ints");
-    if (seq == NULL) {
-        return NULL;
-    }
-    if (PySequence_Fast_GET_SIZE(seq) != self->ndim) {
-        PyErr_SetString(PyExc_ValueError, "axes don't match array");
-        goto error;
-    }
-    for (i = 0; i < self->ndim; i++) {
-        if (array_normalize_axis(PySequence_Fast_GET_ITEM(seq, i), self->ndim,
-                                 &axes[i]) < 0) {
-            goto error;
-        }
-        if (seen[axes[i]]++) {
-            PyErr_SetString(PyExc_ValueError, "repeated axis in transpose");
-            goto error;
-        }
-    }
-    Py_DECREF(seq);
-    return (PyObject *)array_transposed(self, axes);
-error:
-    Py_DECREF(seq);
-    return NULL;
+    return (PyObject *)view_ops_permute(self, args);
 }
 
 static PyObject *
@@ -248,8 +164,8 @@ PyMethodDef methods_table[] = {
      METH_VARARGS | METH_KEYWORDS,
      "astype($self, /, dtype, copy=True)\n--\n\nA copy cast to dtype."},
     {"reshape", (PyCFunction)array_reshape, METH_VARARGS,
-     "reshape($self, /, *shape)\n--\n\nA view with a new shape (a copy when the array "
-     "is not C-contiguous)."},
+     "reshape($self, /, *shape)\n--\n\nA view with a new shape (a copy when no "
+     "strides can express it)."},
     {"transpose", (PyCFunction)array_transpose, METH_VARARGS,
      "transpose($self, /, *axes)\n--\n\nA view with the axes permuted."},
     {"__dlpack__", (PyCFunction)(void (*)(void))dlpack_export,

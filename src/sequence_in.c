@@ -3,6 +3,9 @@
  * element at each level, NumPy's dtype inference, then one walk that checks
  * the nesting and stores every element.
  *
+ * 0-d DeviceArrays among the elements count as the Python scalars of their
+ * values (their dtype does not take part in the inference).
+ *
  * Ownership: the host block the elements are stored into comes from
  * PyMem_Malloc and is freed before sequence_in_array returns.
  */
@@ -153,6 +156,45 @@ seq_inferred_typenum(int kinds)
     return DA_FLOAT64; /* no elements at all */
 }
 
+/* The value of a 0-d DeviceArray element as a new Python scalar (the
+   array API's tests nest them in lists); NULL with TypeError for arrays of
+   other shapes. */
+static PyObject *
+seq_array_item(DeviceArrayObject *a)
+{
+    union {
+        da_c128 align;
+        char bytes[16];
+    } buf;
+
+    if (a->ndim != 0) {
+        PyErr_Format(PyExc_TypeError,
+                     "a sequence given to asarray() may hold 0-d DeviceArrays, "
+                     "not one of %d dimensions",
+                     a->ndim);
+        return NULL;
+    }
+    if (transfer_copy(a->backend, buf.bytes, a->data, (size_t)DA_ITEMSIZE(a),
+                      DA_COPY_D2H) < 0) {
+        return NULL;
+    }
+    return scalar_to_python(buf.bytes, a->typenum);
+}
+
+/* Classify (fill == 0) or store (fill == 1) one element. */
+static int
+seq_element(PyObject *obj, seq_state *st, int fill)
+{
+    if (!fill) {
+        return seq_classify(obj, st);
+    }
+    if (scalar_store_python(obj, st->typenum, st->fill) < 0) {
+        return -1;
+    }
+    st->fill += da_itemsize(st->typenum);
+    return 0;
+}
+
 /* Check that obj matches the discovered shape below `depth`, and classify
    (fill == 0) or store (fill == 1) every element in C order. */
 static int
@@ -164,14 +206,13 @@ seq_walk(PyObject *obj, int depth, seq_state *st, int fill)
         if (SEQ_IS_NESTED(obj)) {
             return seq_ragged_error(st, depth);
         }
-        if (!fill) {
-            return seq_classify(obj, st);
+        if (DeviceArray_Check(obj)) {
+            PyObject *item = seq_array_item((DeviceArrayObject *)obj);
+            int status = item == NULL ? -1 : seq_element(item, st, fill);
+            Py_XDECREF(item);
+            return status;
         }
-        if (scalar_store_python(obj, st->typenum, st->fill) < 0) {
-            return -1;
-        }
-        st->fill += da_itemsize(st->typenum);
-        return 0;
+        return seq_element(obj, st, fill);
     }
     if (!SEQ_IS_NESTED(obj)) {
         return seq_ragged_error(st, depth);

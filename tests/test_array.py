@@ -174,11 +174,11 @@ def test_attributes(backend, rng, shape, dt):
     assert isinstance(d.ptr, int)
     if a.size:
         assert d.ptr != 0
-    assert isinstance(d.device, int)
+    assert isinstance(d.device, devarray.Device) and d.device.type == backend
     if backend == "host":
-        assert d.device == 0
+        assert d.device == devarray.Device("host") and d.device.id == 0
     else:
-        assert d.device >= 0
+        assert d.device.id >= 0 and d.device == d.device.id
     if a.ndim:
         assert len(d) == len(a)
     else:

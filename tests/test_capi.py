@@ -222,7 +222,7 @@ def test_empty(backend, probe, dtype):
     d = probe.empty((2, 3), dtype)
     assert isinstance(d, devarray.DeviceArray)
     assert d.shape == (2, 3) and d.dtype.num == dtype
-    assert (d.device if backend == "cuda" else 0) == d.device
+    assert d.device == devarray.Device(backend)
 
 
 @pytest.mark.parametrize("args, exc, word", [

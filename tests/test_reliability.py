@@ -245,9 +245,9 @@ BAD_CALLS = {
     "zeros negative 2d": (lambda c: devarray.zeros((2, -3)), ValueError, ["negative"]),
     "ones 2**63": (lambda c: devarray.ones(2 ** 63), (ValueError, OverflowError), TOO_BIG),
     "empty 2**62 float64": (lambda c: devarray.empty(2 ** 62), ValueError, TOO_BIG),
-    "empty bytes overflow": (lambda c: devarray.empty((2 ** 32, 2 ** 32), "uint8"),
+    "empty bytes overflow": (lambda c: devarray.empty((2 ** 32, 2 ** 32), dtype="uint8"),
                              ValueError, TOO_BIG),
-    "empty product overflow": (lambda c: devarray.empty((2 ** 40, 2 ** 40, 2 ** 40), "uint8"),
+    "empty product overflow": (lambda c: devarray.empty((2 ** 40, 2 ** 40, 2 ** 40), dtype="uint8"),
                                ValueError, TOO_BIG),
     # NumPy refuses these too: the non-zero extents overflow, whatever the zero
     "zeros empty but overflowing": (lambda c: devarray.zeros((0, 2 ** 62, 2 ** 62)),
@@ -271,9 +271,9 @@ BAD_CALLS = {
     # fill values
     "full str": (lambda c: devarray.full(3, "x"), TypeError, ["fill_value"]),
     "full None": (lambda c: devarray.full(3, None), TypeError, ["fill_value"]),
-    "full int8 1000": (lambda c: devarray.full(3, 1000, "int8"), OverflowError,
+    "full int8 1000": (lambda c: devarray.full(3, 1000, dtype="int8"), OverflowError,
                        ["out of bounds"]),
-    "full uint64 2**64": (lambda c: devarray.full(3, 2 ** 64, "uint64"), OverflowError,
+    "full uint64 2**64": (lambda c: devarray.full(3, 2 ** 64, dtype="uint64"), OverflowError,
                           ["out of bounds"]),
     "full_like str": (lambda c: devarray.full_like(c.f, "a"), TypeError, ["fill_value"]),
     "zeros_like bad dtype": (lambda c: devarray.zeros_like(c.f, dtype="x"), TypeError,
