@@ -25,6 +25,8 @@ extern "C" {
  *                fmod, so that q * b + r == a holds as closely as the
  *                rounding allows, r taking b's sign; a zero divisor gives
  *                a / b and fmod's NaN (the standard's special cases);
+ *                floor_divide with one infinite operand is a / b (the
+ *                standard's values; NumPy gives NaN or -1 there);
  *   logaddexp    log(exp(a) + exp(b)) without overflow (NumPy's form:
  *                equal arguments, infinities included, give a + log 2).
  */
@@ -67,6 +69,11 @@ extern "C" {
     DA_HD T da_##cls##_floor_divide(T a, T b)                                 \
     {                                                                         \
         T mod;                                                                \
+        /* one infinite operand: the standard's first choice, +-inf or +-0 \
+           (a / b), where fmod's NaN (NumPy) or Python's -1 are allowed */  \
+        if (!isinf(a) != !isinf(b) && a == a && b == b) {                     \
+            return a / b;                                                     \
+        }                                                                     \
         return da_##cls##_divmod(a, b, &mod);                                 \
     }                                                                         \
     DA_HD T da_##cls##_remainder(T a, T b)                                    \

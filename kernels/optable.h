@@ -36,7 +36,8 @@
  *               type (dtypes.h), written with the functions of ops.h,
  *               ops_int.h and ops_math.h; it must read the same on the
  *               host (C11) and on the GPU (CUDA C++).
- * A dtype whose class has no loop for an op is a TypeError.
+ * A dtype whose class has no loop for an op (nor a DA_FOR_EACH_COPY row,
+ * below) is a TypeError.
  */
 #ifndef DEVARRAY_KERNELS_OPTABLE_H_
 #define DEVARRAY_KERNELS_OPTABLE_H_
@@ -289,16 +290,10 @@
     L(P, LOGADDEXP, F64, SAME, da_f64_logaddexp(a, b))                        \
     L(P, NEXTAFTER, FLOAT, SAME, da_math2(nextafter, a, b))                   \
     L(P, NEXTAFTER_HALF, F32, SAME, da_f32_nextafter_half(a, b))              \
-    L(P, CEIL, BOOLINT, SAME, a)                                              \
     L(P, CEIL, FLOAT, SAME, da_math1(ceil, a))                                \
-    L(P, FLOOR, BOOLINT, SAME, a)                                             \
     L(P, FLOOR, FLOAT, SAME, da_math1(floor, a))                              \
-    L(P, TRUNC, BOOLINT, SAME, a)                                             \
     L(P, TRUNC, FLOAT, SAME, da_math1(trunc, a))                              \
-    L(P, ROUND, INT, SAME, a)                                                 \
     L(P, ROUND, FLOAT, SAME, da_math1(rint, a))                               \
-    L(P, CONJ, REAL, SAME, a)                                                 \
-    L(P, REAL, NOTCOMPLEX, SAME, a)                                           \
     L(P, IMAG, NOTCOMPLEX, SAME, 0)                                           \
     L(P, ISFINITE, FLOAT, BOOL, da_bool_of(isfinite(a)))                      \
     L(P, ISINF, FLOAT, BOOL, da_bool_of(isinf(a)))                            \
@@ -319,7 +314,6 @@
     L(P, MINIMUM, UINT, SAME, da_uint_min(a, b))                              \
     L(P, MINIMUM, F32, SAME, da_f32_min(a, b))                                \
     L(P, MINIMUM, F64, SAME, da_f64_min(a, b))                                \
-    L(P, POSITIVE, REAL, SAME, a)                                             \
     L(P, RECIPROCAL, SINT, SAME, da_sint_reciprocal(a))                       \
     L(P, RECIPROCAL, UINT, SAME, da_uint_reciprocal(a))                       \
     L(P, RECIPROCAL, FLOAT, SAME, 1 / a)                                      \
@@ -330,6 +324,19 @@
     L(P, SQUARE, SINT, SAME, da_sint_mul(a, a))                               \
     L(P, SQUARE, UINT, SAME, da_uint_mul(a, a))                               \
     L(P, SQUARE, FLOAT, SAME, a * a)
+
+/* DA_FOR_EACH_COPY(C): C(ID, classes): on these classes the op's value is
+   its operand's (ceil of an integer, real of a float, ...): it runs as
+   COPY (a cast to the result dtype, or a plain copy of the memory), so no
+   kernel is instantiated for it. */
+#define DA_FOR_EACH_COPY(C)                                                   \
+    C(CEIL, BOOLINT)                                                          \
+    C(FLOOR, BOOLINT)                                                         \
+    C(TRUNC, BOOLINT)                                                         \
+    C(ROUND, INT)                                                             \
+    C(CONJ, REAL)                                                             \
+    C(REAL, NOTCOMPLEX)                                                       \
+    C(POSITIVE, REAL)
 
 /* The class groups a loop row may name: Y(DA_CLASS_<X>, cname, ...) for
    each class in the group; cname is the class's name in dtypes.h. */

@@ -17,6 +17,18 @@ from _helpers import (DTYPES, FLOAT_DTYPES, INT_DTYPES, assert_values, eps,
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
+def np_floor_divide(a, b):
+    """NumPy's floor_divide, but with exactly one infinite operand the
+    standard's first choice, a / b (+-inf or +-0), where NumPy gives NaN or
+    -1 as Python does (the standard allows both; its tests want the first)."""
+    q = np.floor_divide(a, b)
+    if q.dtype.kind != "f":
+        return q
+    a, b = np.asarray(a, dtype=q.dtype), np.asarray(b, dtype=q.dtype)
+    one_inf = (np.isinf(a) != np.isinf(b)) & ~np.isnan(a) & ~np.isnan(b)
+    return np.where(one_inf, a / b, q).astype(q.dtype)
+
+
 # function name -> (NumPy's function, the operator or None).  Operators of
 # the functions added for the array API are the DeviceArray protocol's
 # (tests/test_operators.py); here only those that existed with the table.
@@ -34,7 +46,7 @@ BINARY = {
     "bitwise_xor": (np.bitwise_xor, None),
     "copysign": (np.copysign, None),
     "equal": (np.equal, None),
-    "floor_divide": (np.floor_divide, None),
+    "floor_divide": (lambda a, b: np_floor_divide(a, b), None),
     "greater": (np.greater, None),
     "greater_equal": (np.greater_equal, None),
     "less": (np.less, None),
@@ -314,8 +326,10 @@ def test_every_op_function_has_text_signature_and_doc():
 
 
 def test_internal_ops_are_not_exported():
-    # COPY runs casts and copies; it has no docstring in the table
+    # COPY runs casts and copies, NEXTAFTER_HALF float16's nextafter; they
+    # have no docstring in the table
     assert not hasattr(_core, "copy")
+    assert not hasattr(_core, "nextafter_half")
 
 
 def test_package_exports_every_public_core_name():
@@ -393,13 +407,24 @@ def test_integer_division_by_zero_and_overflow(backend, rng, dtype):
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_float_special_cases(backend, dtype):
     """The standard's special cases on every pair of edge values, against
-    NumPy (which follows them, taking the options the standard allows to
-    match Python: inf // 2 is nan, -1 // inf is -1)."""
+    NumPy, which follows them except where floor_divide has one infinite
+    operand (NumPy takes the options the standard allows to match Python,
+    inf // 2 is nan and -1 // inf is -1; the standard's tests want its
+    first choice, inf and -0)."""
     edge = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, -2.5,
                      0.5, -0.5, 1.5, 3.0], dtype=dtype)
     a, b = np.meshgrid(edge, edge)
     da_a, da_b = devarray.asarray(a), devarray.asarray(b)
-    for name in ("floor_divide", "remainder", "pow", "copysign", "maximum", "minimum",
+    # floor_divide with exactly one infinite operand: the standard's values
+    # (a / b: +-inf or +-0), where NumPy gives nan or -1 as Python does
+    one_inf = (np.isinf(a) != np.isinf(b)) & ~np.isnan(a) & ~np.isnan(b)
+    with np.errstate(all="ignore"):
+        expected = np.where(one_inf, a / b, np.floor_divide(a, b))
+    got = devarray.floor_divide(da_a, da_b)
+    assert_values(got, expected)
+    assert (np.signbit(values(got)) == np.signbit(expected)).all()
+    assert np.isinf(expected[one_inf & np.isinf(a)]).all()
+    for name in ("remainder", "pow", "copysign", "maximum", "minimum",
                  "nextafter", "logaddexp", "atan2", "hypot", "equal", "less",
                  "greater_equal", "not_equal"):
         check(name, (a, b), (da_a, da_b), rtol=tolerance(name))
@@ -483,3 +508,94 @@ def test_comparison_with_python_int_out_of_range(backend, rng, name, dtype, scal
     d = devarray.asarray(a)
     check(name, (a, scalar), (d, scalar))
     check(name, (scalar, a), (scalar, d))
+
+
+def np_clip(x, lo, hi):
+    """The standard's clip in x's dtype: min(max(x, lo), hi), NaN if any is."""
+    with np.errstate(all="ignore"):
+        r = x
+        if lo is not None:
+            r = np.maximum(r, np.asarray(lo).astype(x.dtype))
+        if hi is not None:
+            r = np.minimum(r, np.asarray(hi).astype(x.dtype))
+        return np.asarray(np.broadcast_to(r, np.broadcast_shapes(
+            x.shape, np.shape(lo) if lo is not None else (),
+            np.shape(hi) if hi is not None else ()))).astype(x.dtype)
+
+
+@pytest.mark.parametrize("dtype", [t for t in DTYPES if np.dtype(t).kind != "c"])
+@pytest.mark.parametrize("bounds", ["arrays", "scalars", "min", "max", "none", "broadcast"])
+def test_clip_matches_numpy(backend, rng, dtype, bounds):
+    """x's dtype and the broadcast shape; NaN wherever x or a bound is NaN."""
+    x = random_array(rng, (3, 4), dtype, special=True)
+    lo = random_array(rng, (3, 4), dtype, special=True)
+    hi = random_array(rng, (3, 4), dtype, special=True)
+    if dtype != "bool":
+        lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)  # min > max is unspecified
+    kinds = {"arrays": (lo, hi), "min": (lo, None), "max": (None, hi), "none": (None, None),
+             "broadcast": (lo[:1, :], hi[:, :1].reshape(3, 1, 1)),
+             "scalars": (lo.flat[0].item(), hi.flat[0].item())}
+    a, b = kinds[bounds]
+    if bounds == "scalars" and a > b:
+        a, b = b, a
+    expected = np_clip(x, a, b)
+    if dtype != "bool" and bounds in ("arrays", "min", "max"):
+        # NumPy's own clip, where it keeps x's dtype
+        assert_values(expected, np.clip(x, a, b))
+    conv = (lambda v: v if v is None or not isinstance(v, np.ndarray)
+            else devarray.asarray(v))
+    got = devarray.clip(devarray.asarray(x), min=conv(a), max=conv(b))
+    assert_values(got, expected)
+    assert_values(devarray.clip(devarray.asarray(x), conv(a), conv(b)), expected)
+
+
+def test_clip_scalar_rules(backend):
+    x = np.array([-5, 0, 100, 127], dtype=np.int8)
+    d = devarray.asarray(x)
+    # a Python int outside int8 saturates (the standard leaves it unspecified)
+    assert_values(devarray.clip(d, -1000, 1000), x)
+    assert_values(devarray.clip(d, 1000), np.full(4, 127, dtype=np.int8))
+    assert_values(devarray.clip(d, max=-1000), np.full(4, -128, dtype=np.int8))
+    assert_values(devarray.clip(d, True, 3), np.clip(x, 1, 3))
+    f = np.array([np.nan, -1.5, 0.25, 2.5, np.inf, -np.inf], dtype=np.float16)
+    df = devarray.asarray(f)
+    assert_values(devarray.clip(df, -1, 2), np.clip(f, np.float16(-1), np.float16(2)))
+    assert_values(devarray.clip(df, 0.1), np.maximum(f, np.float16(0.1)))
+    assert_values(devarray.clip(df, max=float("nan")), np.full(6, np.nan, np.float16))
+    # a float64 bound for float32 x is rounded to float32
+    f32 = np.array([0.1, 0.2, 0.3], dtype=np.float32)
+    lo = np.array([0.15, 0.15, 0.15])
+    assert_values(devarray.clip(devarray.asarray(f32), devarray.asarray(lo)),
+                  np.maximum(f32, lo.astype(np.float32)))
+
+
+@pytest.mark.parametrize("call, exc, words", [
+    (lambda d: devarray.clip(d, 1.5), TypeError, ["clip()", "min", "float"]),
+    (lambda d: devarray.clip(d, max=1j), TypeError, ["clip()", "max", "complex"]),
+    (lambda d: devarray.clip([1, 2]), TypeError, ["clip()", "list"]),
+    (lambda d: devarray.clip(), TypeError, ["clip()"]),
+    (lambda d: devarray.clip(d, 1, 2, 3), TypeError, ["clip()", "3 arguments"]),
+    (lambda d: devarray.clip(d, mini=1), TypeError, ["mini"]),
+    (lambda d: devarray.clip(d, "1"), TypeError, ["clip()", "str"]),
+    (lambda d: devarray.clip(d, devarray.asarray(np.array([1], np.int64))), TypeError,
+     ["clip()", "int64", "int32"]),
+    (lambda d: devarray.clip(d, devarray.asarray(np.zeros(4, np.int32))), ValueError,
+     ["clip()", "broadcast"]),
+    (lambda d: devarray.clip(d, max=devarray.asarray(np.zeros((2, 2), np.int8))), ValueError,
+     ["broadcast"]),
+    (lambda d: devarray.clip(devarray.asarray(np.array([1j])), 0), TypeError,
+     ["clip()", "complex128"]),
+])
+def test_clip_errors(backend, call, exc, words):
+    d = devarray.asarray(np.array([1, 2, 3], dtype=np.int32))
+    before = np.asarray(d.to_host()).copy()
+    with pytest.raises(exc) as info:
+        call(d)
+    for word in words:
+        assert word in str(info.value)
+    assert np.array_equal(np.asarray(d.to_host()), before)
+
+
+def test_clip_signature_and_doc():
+    assert devarray.clip.__text_signature__ == "(x, /, min=None, max=None)"
+    assert "NaN" in devarray.clip.__doc__
