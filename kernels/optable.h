@@ -36,6 +36,7 @@
 #define DEVARRAY_KERNELS_OPTABLE_H_
 
 #include "ops.h"
+#include "ops_complex.h"
 
 /* clang-format off */
 #define DA_FOR_EACH_OP(X)                                                     \
@@ -48,6 +49,45 @@
     X(NEG,   negative, 1, SAME,    "The numerical negative of x elementwise (-x).") \
     X(ABS,   abs,      1, SAME,    "The absolute value of x elementwise; for " \
                                    "complex x, its magnitude.")               \
+    X(ACOS, acos, 1, INEXACT, "The inverse cosine of x elementwise.")         \
+    X(ACOSH, acosh, 1, INEXACT, "The inverse hyperbolic cosine of x elementwise.") \
+    X(ASIN, asin, 1, INEXACT, "The inverse sine of x elementwise.")           \
+    X(ASINH, asinh, 1, INEXACT, "The inverse hyperbolic sine of x elementwise.") \
+    X(ATAN, atan, 1, INEXACT, "The inverse tangent of x elementwise.")        \
+    X(ATANH, atanh, 1, INEXACT, "The inverse hyperbolic tangent of x elementwise.") \
+    X(COS, cos, 1, INEXACT, "The cosine of x elementwise.")                   \
+    X(COSH, cosh, 1, INEXACT, "The hyperbolic cosine of x elementwise.")      \
+    X(EXP, exp, 1, INEXACT, "e raised to x elementwise.")                     \
+    X(EXPM1, expm1, 1, INEXACT, "exp(x) - 1 elementwise, accurate for small x.") \
+    X(LOG, log, 1, INEXACT, "The natural logarithm of x elementwise.")        \
+    X(LOG1P, log1p, 1, INEXACT, "log(1 + x) elementwise, accurate for small x.") \
+    X(LOG2, log2, 1, INEXACT, "The base-2 logarithm of x elementwise.")       \
+    X(LOG10, log10, 1, INEXACT, "The base-10 logarithm of x elementwise.")    \
+    X(RECIPROCAL, reciprocal, 1, INEXACT, "1 / x elementwise.")               \
+    X(SIN, sin, 1, INEXACT, "The sine of x elementwise.")                     \
+    X(SINH, sinh, 1, INEXACT, "The hyperbolic sine of x elementwise.")        \
+    X(SQRT, sqrt, 1, INEXACT, "The principal square root of x elementwise.")  \
+    X(TAN, tan, 1, INEXACT, "The tangent of x elementwise.")                  \
+    X(TANH, tanh, 1, INEXACT, "The hyperbolic tangent of x elementwise.")     \
+    X(CONJ, conj, 1, SAME, "The complex conjugate of x elementwise.")         \
+    X(IMAG, imag, 1, SAME, "The imaginary part of x elementwise.")            \
+    X(ISFINITE, isfinite, 1, SAME, "Whether x is finite elementwise.")        \
+    X(ISINF, isinf, 1, SAME, "Whether x is infinite elementwise.")            \
+    X(ISNAN, isnan, 1, SAME, "Whether x is nan elementwise.")                 \
+    X(POSITIVE, positive, 1, SAME, "x elementwise (+x).")                     \
+    X(REAL, real, 1, SAME, "The real part of x elementwise.")                 \
+    X(ROUND, round, 1, SAME, "x rounded to the nearest integer elementwise, ties to even.") \
+    X(SIGN, sign, 1, SAME, "The sign of x elementwise; for complex x, x / abs(x).") \
+    X(SQUARE, square, 1, SAME, "x * x elementwise.")                          \
+    X(EQUAL, equal, 2, SAME, "x1 == x2 elementwise.")                         \
+    X(GREATER, greater, 2, SAME, "x1 > x2 elementwise.")                      \
+    X(GREATER_EQUAL, greater_equal, 2, SAME, "x1 >= x2 elementwise.")         \
+    X(LESS, less, 2, SAME, "x1 < x2 elementwise.")                            \
+    X(LESS_EQUAL, less_equal, 2, SAME, "x1 <= x2 elementwise.")               \
+    X(MAXIMUM, maximum, 2, SAME, "The larger of x1 and x2 elementwise, nan if either is.") \
+    X(MINIMUM, minimum, 2, SAME, "The smaller of x1 and x2 elementwise, nan if either is.") \
+    X(NOT_EQUAL, not_equal, 2, SAME, "x1 != x2 elementwise.")                 \
+    X(POW, pow, 2, SAME, "x1 raised to the power x2 elementwise (x1 ** x2).") \
     X(COPY,  copy,     1, SAME,    "")
 
 #define DA_FOR_EACH_LOOP(L, P)                                                \
@@ -89,7 +129,90 @@
     L(P, ABS,   F64,   SAME, da_f64_abs(a))                                   \
     L(P, ABS,   C64,   REAL, da_c64_abs(a))                                   \
     L(P, ABS,   C128,  REAL, da_c128_abs(a))                                  \
+    DA_FOR_EACH_COMPLEX_LOOP(L, P)                                            \
     L(P, COPY,  ALL,   SAME, a)
+
+/* The loops of the complex classes beyond arithmetic and abs: the complex
+   element functions of ops_complex.h. */
+#define DA_FOR_EACH_COMPLEX_LOOP(L, P)                                        \
+    L(P, ACOS, C64, SAME, da_c64_acos(a))                                     \
+    L(P, ACOS, C128, SAME, da_c128_acos(a))                                   \
+    L(P, ACOSH, C64, SAME, da_c64_acosh(a))                                   \
+    L(P, ACOSH, C128, SAME, da_c128_acosh(a))                                 \
+    L(P, ASIN, C64, SAME, da_c64_asin(a))                                     \
+    L(P, ASIN, C128, SAME, da_c128_asin(a))                                   \
+    L(P, ASINH, C64, SAME, da_c64_asinh(a))                                   \
+    L(P, ASINH, C128, SAME, da_c128_asinh(a))                                 \
+    L(P, ATAN, C64, SAME, da_c64_atan(a))                                     \
+    L(P, ATAN, C128, SAME, da_c128_atan(a))                                   \
+    L(P, ATANH, C64, SAME, da_c64_atanh(a))                                   \
+    L(P, ATANH, C128, SAME, da_c128_atanh(a))                                 \
+    L(P, COS, C64, SAME, da_c64_cos(a))                                       \
+    L(P, COS, C128, SAME, da_c128_cos(a))                                     \
+    L(P, COSH, C64, SAME, da_c64_cosh(a))                                     \
+    L(P, COSH, C128, SAME, da_c128_cosh(a))                                   \
+    L(P, EXP, C64, SAME, da_c64_exp(a))                                       \
+    L(P, EXP, C128, SAME, da_c128_exp(a))                                     \
+    L(P, EXPM1, C64, SAME, da_c64_expm1(a))                                   \
+    L(P, EXPM1, C128, SAME, da_c128_expm1(a))                                 \
+    L(P, LOG, C64, SAME, da_c64_log(a))                                       \
+    L(P, LOG, C128, SAME, da_c128_log(a))                                     \
+    L(P, LOG1P, C64, SAME, da_c64_log1p(a))                                   \
+    L(P, LOG1P, C128, SAME, da_c128_log1p(a))                                 \
+    L(P, LOG2, C64, SAME, da_c64_log2(a))                                     \
+    L(P, LOG2, C128, SAME, da_c128_log2(a))                                   \
+    L(P, LOG10, C64, SAME, da_c64_log10(a))                                   \
+    L(P, LOG10, C128, SAME, da_c128_log10(a))                                 \
+    L(P, RECIPROCAL, C64, SAME, da_c64_reciprocal(a))                         \
+    L(P, RECIPROCAL, C128, SAME, da_c128_reciprocal(a))                       \
+    L(P, SIN, C64, SAME, da_c64_sin(a))                                       \
+    L(P, SIN, C128, SAME, da_c128_sin(a))                                     \
+    L(P, SINH, C64, SAME, da_c64_sinh(a))                                     \
+    L(P, SINH, C128, SAME, da_c128_sinh(a))                                   \
+    L(P, SQRT, C64, SAME, da_c64_sqrt(a))                                     \
+    L(P, SQRT, C128, SAME, da_c128_sqrt(a))                                   \
+    L(P, TAN, C64, SAME, da_c64_tan(a))                                       \
+    L(P, TAN, C128, SAME, da_c128_tan(a))                                     \
+    L(P, TANH, C64, SAME, da_c64_tanh(a))                                     \
+    L(P, TANH, C128, SAME, da_c128_tanh(a))                                   \
+    L(P, CONJ, C64, SAME, da_c64_conj(a))                                     \
+    L(P, CONJ, C128, SAME, da_c128_conj(a))                                   \
+    L(P, ROUND, C64, SAME, da_c64_round(a))                                   \
+    L(P, ROUND, C128, SAME, da_c128_round(a))                                 \
+    L(P, SIGN, C64, SAME, da_c64_sign(a))                                     \
+    L(P, SIGN, C128, SAME, da_c128_sign(a))                                   \
+    L(P, SQUARE, C64, SAME, da_c64_square(a))                                 \
+    L(P, SQUARE, C128, SAME, da_c128_square(a))                               \
+    L(P, POSITIVE, C64, SAME, a)                                              \
+    L(P, POSITIVE, C128, SAME, a)                                             \
+    L(P, REAL, C64, REAL, da_c64_real(a))                                     \
+    L(P, REAL, C128, REAL, da_c128_real(a))                                   \
+    L(P, IMAG, C64, REAL, da_c64_imag(a))                                     \
+    L(P, IMAG, C128, REAL, da_c128_imag(a))                                   \
+    L(P, ISFINITE, C64, BOOL, da_c64_isfinite(a))                             \
+    L(P, ISFINITE, C128, BOOL, da_c128_isfinite(a))                           \
+    L(P, ISINF, C64, BOOL, da_c64_isinf(a))                                   \
+    L(P, ISINF, C128, BOOL, da_c128_isinf(a))                                 \
+    L(P, ISNAN, C64, BOOL, da_c64_isnan(a))                                   \
+    L(P, ISNAN, C128, BOOL, da_c128_isnan(a))                                 \
+    L(P, EQUAL, C64, BOOL, da_c64_equal(a, b))                                \
+    L(P, EQUAL, C128, BOOL, da_c128_equal(a, b))                              \
+    L(P, NOT_EQUAL, C64, BOOL, da_c64_not_equal(a, b))                        \
+    L(P, NOT_EQUAL, C128, BOOL, da_c128_not_equal(a, b))                      \
+    L(P, LESS, C64, BOOL, da_c64_less(a, b))                                  \
+    L(P, LESS, C128, BOOL, da_c128_less(a, b))                                \
+    L(P, LESS_EQUAL, C64, BOOL, da_c64_less_equal(a, b))                      \
+    L(P, LESS_EQUAL, C128, BOOL, da_c128_less_equal(a, b))                    \
+    L(P, GREATER, C64, BOOL, da_c64_less(b, a))                               \
+    L(P, GREATER, C128, BOOL, da_c128_less(b, a))                             \
+    L(P, GREATER_EQUAL, C64, BOOL, da_c64_less_equal(b, a))                   \
+    L(P, GREATER_EQUAL, C128, BOOL, da_c128_less_equal(b, a))                 \
+    L(P, MAXIMUM, C64, SAME, da_c64_maximum(a, b))                            \
+    L(P, MAXIMUM, C128, SAME, da_c128_maximum(a, b))                          \
+    L(P, MINIMUM, C64, SAME, da_c64_minimum(a, b))                            \
+    L(P, MINIMUM, C128, SAME, da_c128_minimum(a, b))                          \
+    L(P, POW, C64, SAME, da_c64_pow(a, b))                                    \
+    L(P, POW, C128, SAME, da_c128_pow(a, b))
 
 /* The class groups a loop row may name: Y(DA_CLASS_<X>, cname, ...) for
    each class in the group; cname is the class's name in dtypes.h. */
