@@ -18,6 +18,11 @@
  *                    holds them, as NumPy's math functions do (bool, int8,
  *                    uint8 -> float16; int16, uint16 -> float32; wider ->
  *                    float64);
+ *           NUMBER   the promoted dtype, but bool computes in int8 (NumPy
+ *                    has no bool loop for these; int8's is the first one
+ *                    bool casts to: floor_divide(bool, bool) is int8);
+ *           BOOL     every operand computes as bool (x != 0, NaN is true),
+ *                    as NumPy's logical functions take any dtype;
  *   doc   the docstring after the signature; "" for an op that is not a
  *         Python function (COPY: casts and copies).
  *
@@ -28,8 +33,9 @@
  *   result      SAME (the computed dtype), BOOL, or REAL (a complex class's
  *               real dtype: complex64 -> float32; a real class's own dtype);
  *   expression  in `a` (and `b` for binary ops), values of the class's C
- *               type (dtypes.h), written with ops.h's functions; it must
- *               read the same on the host (C11) and on the GPU (CUDA C++).
+ *               type (dtypes.h), written with the functions of ops.h,
+ *               ops_int.h and ops_math.h; it must read the same on the
+ *               host (C11) and on the GPU (CUDA C++).
  * A dtype whose class has no loop for an op is a TypeError.
  */
 #ifndef DEVARRAY_KERNELS_OPTABLE_H_
@@ -37,6 +43,8 @@
 
 #include "ops.h"
 #include "ops_complex.h"
+#include "ops_int.h"
+#include "ops_math.h"
 
 /* clang-format off */
 #define DA_FOR_EACH_OP(X)                                                     \
@@ -49,18 +57,56 @@
     X(NEG,   negative, 1, SAME,    "The numerical negative of x elementwise (-x).") \
     X(ABS,   abs,      1, SAME,    "The absolute value of x elementwise; for " \
                                    "complex x, its magnitude.")               \
+    X(COPY,  copy,     1, SAME,    "")                                        \
+    X(EQUAL, equal,    2, SAME,    "x1 == x2 elementwise, as a bool array.")  \
+    X(NOT_EQUAL, not_equal, 2, SAME, "x1 != x2 elementwise, as a bool array.") \
+    X(LESS,  less,     2, SAME,    "x1 < x2 elementwise, as a bool array.")   \
+    X(LESS_EQUAL, less_equal, 2, SAME,                                        \
+      "x1 <= x2 elementwise, as a bool array.")                               \
+    X(GREATER, greater, 2, SAME,   "x1 > x2 elementwise, as a bool array.")   \
+    X(GREATER_EQUAL, greater_equal, 2, SAME,                                  \
+      "x1 >= x2 elementwise, as a bool array.")                               \
+    X(FLOOR_DIVIDE, floor_divide, 2, NUMBER,                                  \
+      "The floor of x1 / x2 elementwise (x1 // x2); integer division by "     \
+      "zero gives 0.")                                                        \
+    X(REMAINDER, remainder, 2, NUMBER,                                        \
+      "x1 - floor_divide(x1, x2) * x2 elementwise (x1 % x2), with the sign "  \
+      "of x2; integer division by zero gives 0.")                             \
+    X(POW,   pow,      2, NUMBER,  "x1 raised to the power x2 elementwise "   \
+                                   "(x1 ** x2); integers wrap, and a negative " \
+                                   "integer exponent gives 1 / x1 truncated " \
+                                   "toward zero (0 for x1 == 0).")            \
+    X(BITWISE_AND, bitwise_and, 2, SAME, "x1 & x2 elementwise (bool and "     \
+                                   "integers).")                              \
+    X(BITWISE_OR, bitwise_or, 2, SAME, "x1 | x2 elementwise (bool and "       \
+                                   "integers).")                              \
+    X(BITWISE_XOR, bitwise_xor, 2, SAME, "x1 ^ x2 elementwise (bool and "     \
+                                   "integers).")                              \
+    X(BITWISE_INVERT, bitwise_invert, 1, SAME, "~x elementwise: the bits "    \
+                                   "of an integer inverted, a bool negated.") \
+    X(BITWISE_LEFT_SHIFT, bitwise_left_shift, 2, NUMBER,                      \
+      "x1 << x2 elementwise (integers); a count past the width, or "          \
+      "negative, gives 0.")                                                   \
+    X(BITWISE_RIGHT_SHIFT, bitwise_right_shift, 2, NUMBER,                    \
+      "x1 >> x2 elementwise (integers, arithmetic shift); a count past the "  \
+      "width, or negative, gives 0, or -1 for negative x1.")                  \
     X(ACOS, acos, 1, INEXACT, "The inverse cosine of x elementwise.")         \
-    X(ACOSH, acosh, 1, INEXACT, "The inverse hyperbolic cosine of x elementwise.") \
+    X(ACOSH, acosh, 1, INEXACT,                                               \
+      "The inverse hyperbolic cosine of x elementwise.")                      \
     X(ASIN, asin, 1, INEXACT, "The inverse sine of x elementwise.")           \
-    X(ASINH, asinh, 1, INEXACT, "The inverse hyperbolic sine of x elementwise.") \
+    X(ASINH, asinh, 1, INEXACT,                                               \
+      "The inverse hyperbolic sine of x elementwise.")                        \
     X(ATAN, atan, 1, INEXACT, "The inverse tangent of x elementwise.")        \
-    X(ATANH, atanh, 1, INEXACT, "The inverse hyperbolic tangent of x elementwise.") \
+    X(ATANH, atanh, 1, INEXACT,                                               \
+      "The inverse hyperbolic tangent of x elementwise.")                     \
     X(COS, cos, 1, INEXACT, "The cosine of x elementwise.")                   \
     X(COSH, cosh, 1, INEXACT, "The hyperbolic cosine of x elementwise.")      \
     X(EXP, exp, 1, INEXACT, "e raised to x elementwise.")                     \
-    X(EXPM1, expm1, 1, INEXACT, "exp(x) - 1 elementwise, accurate for small x.") \
+    X(EXPM1, expm1, 1, INEXACT,                                               \
+      "exp(x) - 1 elementwise, accurate for small x.")                        \
     X(LOG, log, 1, INEXACT, "The natural logarithm of x elementwise.")        \
-    X(LOG1P, log1p, 1, INEXACT, "log(1 + x) elementwise, accurate for small x.") \
+    X(LOG1P, log1p, 1, INEXACT,                                               \
+      "log(1 + x) elementwise, accurate for small x.")                        \
     X(LOG2, log2, 1, INEXACT, "The base-2 logarithm of x elementwise.")       \
     X(LOG10, log10, 1, INEXACT, "The base-10 logarithm of x elementwise.")    \
     X(RECIPROCAL, reciprocal, 1, INEXACT, "1 / x elementwise.")               \
@@ -76,19 +122,15 @@
     X(ISNAN, isnan, 1, SAME, "Whether x is nan elementwise.")                 \
     X(POSITIVE, positive, 1, SAME, "x elementwise (+x).")                     \
     X(REAL, real, 1, SAME, "The real part of x elementwise.")                 \
-    X(ROUND, round, 1, SAME, "x rounded to the nearest integer elementwise, ties to even.") \
-    X(SIGN, sign, 1, SAME, "The sign of x elementwise; for complex x, x / abs(x).") \
+    X(ROUND, round, 1, SAME,                                                  \
+      "x rounded to the nearest integer elementwise, ties to even.")          \
+    X(SIGN, sign, 1, SAME,                                                    \
+      "The sign of x elementwise; for complex x, x / abs(x).")                \
     X(SQUARE, square, 1, SAME, "x * x elementwise.")                          \
-    X(EQUAL, equal, 2, SAME, "x1 == x2 elementwise.")                         \
-    X(GREATER, greater, 2, SAME, "x1 > x2 elementwise.")                      \
-    X(GREATER_EQUAL, greater_equal, 2, SAME, "x1 >= x2 elementwise.")         \
-    X(LESS, less, 2, SAME, "x1 < x2 elementwise.")                            \
-    X(LESS_EQUAL, less_equal, 2, SAME, "x1 <= x2 elementwise.")               \
-    X(MAXIMUM, maximum, 2, SAME, "The larger of x1 and x2 elementwise, nan if either is.") \
-    X(MINIMUM, minimum, 2, SAME, "The smaller of x1 and x2 elementwise, nan if either is.") \
-    X(NOT_EQUAL, not_equal, 2, SAME, "x1 != x2 elementwise.")                 \
-    X(POW, pow, 2, SAME, "x1 raised to the power x2 elementwise (x1 ** x2).") \
-    X(COPY,  copy,     1, SAME,    "")
+    X(MAXIMUM, maximum, 2, SAME,                                              \
+      "The larger of x1 and x2 elementwise, nan if either is.")               \
+    X(MINIMUM, minimum, 2, SAME,                                              \
+      "The smaller of x1 and x2 elementwise, nan if either is.")
 
 #define DA_FOR_EACH_LOOP(L, P)                                                \
     L(P, ADD,   BOOL,  SAME, da_bool_add(a, b))                               \
@@ -129,8 +171,41 @@
     L(P, ABS,   F64,   SAME, da_f64_abs(a))                                   \
     L(P, ABS,   C64,   REAL, da_c64_abs(a))                                   \
     L(P, ABS,   C128,  REAL, da_c128_abs(a))                                  \
-    DA_FOR_EACH_COMPLEX_LOOP(L, P)                                            \
-    L(P, COPY,  ALL,   SAME, a)
+    L(P, COPY,  ALL,   SAME, a)                                               \
+    L(P, EQUAL, NOTCOMPLEX, BOOL, da_bool_of(a == b))                         \
+    L(P, NOT_EQUAL, NOTCOMPLEX, BOOL, da_bool_of(a != b))                     \
+    L(P, LESS,  NOTCOMPLEX, BOOL, da_bool_of(a < b))                          \
+    L(P, LESS_EQUAL, NOTCOMPLEX, BOOL, da_bool_of(a <= b))                    \
+    L(P, GREATER, NOTCOMPLEX, BOOL, da_bool_of(a > b))                        \
+    L(P, GREATER_EQUAL, NOTCOMPLEX, BOOL, da_bool_of(a >= b))                 \
+    L(P, FLOOR_DIVIDE, SINT, SAME, da_sint_floor_divide(a, b))                \
+    L(P, FLOOR_DIVIDE, UINT, SAME, da_uint_floor_divide(a, b))                \
+    L(P, FLOOR_DIVIDE, F32, SAME, da_f32_floor_divide(a, b))                  \
+    L(P, FLOOR_DIVIDE, F64, SAME, da_f64_floor_divide(a, b))                  \
+    L(P, REMAINDER, SINT, SAME, da_sint_remainder(a, b))                      \
+    L(P, REMAINDER, UINT, SAME, da_uint_remainder(a, b))                      \
+    L(P, REMAINDER, F32, SAME, da_f32_remainder(a, b))                        \
+    L(P, REMAINDER, F64, SAME, da_f64_remainder(a, b))                        \
+    L(P, POW,   SINT,  SAME, da_sint_pow(a, b))                               \
+    L(P, POW,   UINT,  SAME, da_uint_pow(a, b))                               \
+    L(P, POW,   FLOAT, SAME, da_math2(pow, a, b))                             \
+    L(P, BITWISE_AND, BOOL, SAME, da_bool_and(a, b))                          \
+    L(P, BITWISE_AND, SINT, SAME, da_sint_and(a, b))                          \
+    L(P, BITWISE_AND, UINT, SAME, da_uint_and(a, b))                          \
+    L(P, BITWISE_OR, BOOL, SAME, da_bool_or(a, b))                            \
+    L(P, BITWISE_OR, SINT, SAME, da_sint_or(a, b))                            \
+    L(P, BITWISE_OR, UINT, SAME, da_uint_or(a, b))                            \
+    L(P, BITWISE_XOR, BOOL, SAME, da_bool_xor(a, b))                          \
+    L(P, BITWISE_XOR, SINT, SAME, da_sint_xor(a, b))                          \
+    L(P, BITWISE_XOR, UINT, SAME, da_uint_xor(a, b))                          \
+    L(P, BITWISE_INVERT, BOOL, SAME, da_bool_not(a))                          \
+    L(P, BITWISE_INVERT, SINT, SAME, da_sint_invert(a))                       \
+    L(P, BITWISE_INVERT, UINT, SAME, da_uint_invert(a))                       \
+    L(P, BITWISE_LEFT_SHIFT, SINT, SAME, da_sint_left_shift(a, b))            \
+    L(P, BITWISE_LEFT_SHIFT, UINT, SAME, da_uint_left_shift(a, b))            \
+    L(P, BITWISE_RIGHT_SHIFT, SINT, SAME, da_sint_right_shift(a, b))          \
+    L(P, BITWISE_RIGHT_SHIFT, UINT, SAME, da_uint_right_shift(a, b))          \
+    DA_FOR_EACH_COMPLEX_LOOP(L, P)
 
 /* The loops of the complex classes beyond arithmetic and abs: the complex
    element functions of ops_complex.h. */
@@ -228,6 +303,7 @@
 #define DA_CLASSES_COMPLEX(Y, ...) DA_CLASSES_C64(Y, __VA_ARGS__) DA_CLASSES_C128(Y, __VA_ARGS__)
 #define DA_CLASSES_REAL(Y, ...) DA_CLASSES_INT(Y, __VA_ARGS__) DA_CLASSES_FLOAT(Y, __VA_ARGS__)
 #define DA_CLASSES_INEXACT(Y, ...) DA_CLASSES_FLOAT(Y, __VA_ARGS__) DA_CLASSES_COMPLEX(Y, __VA_ARGS__)
+#define DA_CLASSES_NOTCOMPLEX(Y, ...) DA_CLASSES_BOOL(Y, __VA_ARGS__) DA_CLASSES_REAL(Y, __VA_ARGS__)
 #define DA_CLASSES_ALL(Y, ...)                                                \
     DA_CLASSES_BOOL(Y, __VA_ARGS__) DA_CLASSES_REAL(Y, __VA_ARGS__)           \
     DA_CLASSES_COMPLEX(Y, __VA_ARGS__)
@@ -244,7 +320,7 @@ typedef enum {
 
 /* Result kinds and type rules, as the tables name them. */
 enum { DA_RESULT_SAME, DA_RESULT_BOOL, DA_RESULT_REAL };
-enum { DA_RULE_SAME, DA_RULE_FLOAT64, DA_RULE_INEXACT };
+enum { DA_RULE_SAME, DA_RULE_FLOAT64, DA_RULE_INEXACT, DA_RULE_NUMBER, DA_RULE_BOOL };
 
 /* The number of operands of an op (constexpr in CUDA, so kernels branch on
    it at compile time). */

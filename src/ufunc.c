@@ -73,6 +73,12 @@ ufunc_resolve(int op, int promoted, int *compute, int *cls, int *result)
     if (info->rule == DA_RULE_FLOAT64 && (kind == 'b' || kind == 'i' || kind == 'u')) {
         *compute = DA_FLOAT64;
     }
+    else if (info->rule == DA_RULE_NUMBER && kind == 'b') {
+        *compute = DA_INT8;
+    }
+    else if (info->rule == DA_RULE_BOOL) {
+        *compute = DA_BOOL;
+    }
     *cls = da_class_of(*compute);
     loop = ufunc_loops[op][*cls];
     if (loop == 0) {
