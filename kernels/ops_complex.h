@@ -34,38 +34,58 @@
 
 #include "ops.h"
 
+/* The transcendental functions are large (thrust's catrig is hundreds of
+   lines): on the GPU each is compiled once, as a called function, rather
+   than inlined into every kernel that uses it (the contiguous and strided
+   kernels, each with 32- and 64-bit indices and unrolled loops), which
+   keeps the fatbinary small for a call's cost. */
+#ifdef __CUDACC__
+#define DA_HD_CALLED static __host__ __device__ __noinline__
+#else
+#define DA_HD_CALLED static inline
+#endif
+
 #ifdef __CUDACC__
 #include <thrust/complex.h>
 typedef thrust::complex<float> da_c64_cx_t;
 typedef thrust::complex<double> da_c128_cx_t;
-#define DA_CX_MAKE(CXT, re, im) CXT((re), (im))
-#define DA_CX_RE(z) ((z).real())
-#define DA_CX_IM(z) ((z).imag())
 #define DA_CX_CALL(fn, SUF, z) thrust::fn(z)
+#define DA_DEFINE_COMPLEX_CONVERT_(cls, CT, CXT)                              \
+    DA_HD CXT da_##cls##_cx(CT a) { return CXT(a.re, a.im); }                 \
+    DA_HD CT da_##cls##_of(CXT z)                                             \
+    {                                                                         \
+        CT r;                                                                 \
+        r.re = z.real();                                                      \
+        r.im = z.imag();                                                      \
+        return r;                                                             \
+    }
 #else
 #include <complex.h>
 typedef float _Complex da_c64_cx_t;
 typedef double _Complex da_c128_cx_t;
-#define DA_CX_MAKE(CXT, re, im) DA_CX_MAKE_##CXT(re, im)
-#define DA_CX_MAKE_da_c64_cx_t(re, im) CMPLXF((re), (im))
-#define DA_CX_MAKE_da_c128_cx_t(re, im) CMPLX((re), (im))
-#define DA_CX_RE(z) _Generic((z), float _Complex: crealf, default: creal)(z)
-#define DA_CX_IM(z) _Generic((z), float _Complex: cimagf, default: cimag)(z)
 #define DA_CX_CALL(fn, SUF, z) c##fn##SUF(z)
+/* C11 lays a complex out as an array of its two parts (6.2.5), as our
+   structs are; memcpy rather than CMPLX, which glibc defines for GCC only. */
+#define DA_DEFINE_COMPLEX_CONVERT_(cls, CT, CXT)                              \
+    DA_HD CXT da_##cls##_cx(CT a)                                             \
+    {                                                                         \
+        CXT z;                                                                \
+        memcpy(&z, &a, sizeof z);                                             \
+        return z;                                                             \
+    }                                                                         \
+    DA_HD CT da_##cls##_of(CXT z)                                             \
+    {                                                                         \
+        CT r;                                                                 \
+        memcpy(&r, &z, sizeof r);                                             \
+        return r;                                                             \
+    }
 #endif
 
 /* The functions of one class: cls (c64, c128), CT its struct, RT its real
    type, CXT the library's complex type, SUF the suffix of the C library's
    float functions (f or nothing). */
 #define DA_DEFINE_COMPLEX_MATH(cls, CT, RT, CXT, SUF)                         \
-    DA_HD CXT da_##cls##_cx(CT a) { return DA_CX_MAKE(CXT, a.re, a.im); }     \
-    DA_HD CT da_##cls##_of(CXT z)                                             \
-    {                                                                         \
-        CT r;                                                                 \
-        r.re = DA_CX_RE(z);                                                   \
-        r.im = DA_CX_IM(z);                                                   \
-        return r;                                                             \
-    }                                                                         \
+    DA_DEFINE_COMPLEX_CONVERT_(cls, CT, CXT)                                  \
     DA_HD CT da_##cls##_pack(RT re, RT im)                                    \
     {                                                                         \
         CT r;                                                                 \
@@ -87,56 +107,56 @@ typedef double _Complex da_c128_cx_t;
     DA_DEFINE_COMPLEX_LIB_(cls, CT, SUF, asinh, asinh)                        \
     DA_DEFINE_COMPLEX_LIB_(cls, CT, SUF, acosh, lib_acosh)                    \
     DA_DEFINE_COMPLEX_LIB_(cls, CT, SUF, atanh, atanh)                        \
-    /* The spec's special values where thrust's differ from glibc's: log    \
-       of an infinity with a nan is +inf + nan j; tanh(+-0 + i inf or nan)   \
+    /* The spec's special values where thrust's differ from glibc's: log      \
+       of an infinity with a nan is +inf + nan j; tanh(+-0 + i inf or nan)    \
        is +-0 + nan j (tan(z) = -i tanh(iz), so tan(inf or nan +- 0j) too);   \
-       acosh(+-0 + nan j) is nan + pi/2 j. */                                \
-    DA_HD CT da_##cls##_log(CT a)                                             \
+       acosh(+-0 + nan j) is nan + pi/2 j. */                                 \
+    DA_HD_CALLED CT da_##cls##_log(CT a)                                      \
     {                                                                         \
         if ((isinf(a.re) && isnan(a.im)) || (isnan(a.re) && isinf(a.im))) {   \
             return da_##cls##_pack((RT)INFINITY, (RT)NAN);                    \
         }                                                                     \
         return da_##cls##_lib_log(a);                                         \
     }                                                                         \
-    DA_HD CT da_##cls##_tanh(CT a)                                            \
+    DA_HD_CALLED CT da_##cls##_tanh(CT a)                                     \
     {                                                                         \
         if (a.re == 0 && !isfinite(a.im)) {                                   \
             return da_##cls##_pack(a.re, (RT)NAN);                            \
         }                                                                     \
         return da_##cls##_lib_tanh(a);                                        \
     }                                                                         \
-    DA_HD CT da_##cls##_tan(CT a)                                             \
+    DA_HD_CALLED CT da_##cls##_tan(CT a)                                      \
     {                                                                         \
         CT t = da_##cls##_tanh(da_##cls##_pack(-a.im, a.re));                 \
         return da_##cls##_pack(t.im, -t.re);                                  \
     }                                                                         \
-    DA_HD CT da_##cls##_acosh(CT a)                                           \
+    DA_HD_CALLED CT da_##cls##_acosh(CT a)                                    \
     {                                                                         \
         if (a.re == 0 && isnan(a.im)) {                                       \
             return da_##cls##_pack((RT)NAN, (RT)1.5707963267948966192313216916); \
         }                                                                     \
         return da_##cls##_lib_acosh(a);                                       \
     }                                                                         \
-    /* log scaled by a real factor part by part, not by a complex product  \
+    /* log scaled by a real factor part by part, not by a complex product     \
        (which would turn inf * 0 into nan). */                                \
-    DA_HD CT da_##cls##_log2(CT a)                                            \
+    DA_HD_CALLED CT da_##cls##_log2(CT a)                                     \
     {                                                                         \
         CT r = da_##cls##_log(a);                                             \
         r.re *= (RT)1.442695040888963407359924681001892137;                   \
         r.im *= (RT)1.442695040888963407359924681001892137;                   \
         return r;                                                             \
     }                                                                         \
-    DA_HD CT da_##cls##_log10(CT a)                                           \
+    DA_HD_CALLED CT da_##cls##_log10(CT a)                                    \
     {                                                                         \
         CT r = da_##cls##_log(a);                                             \
         r.re *= (RT)0.434294481903251827651128918916605082;                   \
         r.im *= (RT)0.434294481903251827651128918916605082;                   \
         return r;                                                             \
     }                                                                         \
-    /* Near 0, Re log(1 + z) = log1p(x(2 + x) + y^2) / 2 keeps what 1 + x  \
-       would round away; elsewhere, and for inf and nan (whose special      \
+    /* Near 0, Re log(1 + z) = log1p(x(2 + x) + y^2) / 2 keeps what 1 + x     \
+       would round away; elsewhere, and for inf and nan (whose special        \
        values are log's at 1 + z), the library's log. */                      \
-    DA_HD CT da_##cls##_log1p(CT a)                                           \
+    DA_HD_CALLED CT da_##cls##_log1p(CT a)                                    \
     {                                                                         \
         if (fabs##SUF(a.re) < (RT)0.5 && fabs##SUF(a.im) < (RT)0.5) {         \
             RT t = a.re * ((RT)2 + a.re) + a.im * a.im;                       \
@@ -145,11 +165,11 @@ typedef double _Complex da_c128_cx_t;
         }                                                                     \
         return da_##cls##_log(da_##cls##_pack((RT)1 + a.re, a.im));           \
     }                                                                         \
-    /* exp(z) - 1 = (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y, which    \
-       keeps small |z| accurate; for |x| >= 1 and non-finite parts, the      \
-       library's exp (and its special values) less 1.  A real z is         \
+    /* exp(z) - 1 = (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y, which      \
+       keeps small |z| accurate; for |x| >= 1 and non-finite parts, the       \
+       library's exp (and its special values) less 1.  A real z is            \
        expm1(x) exactly, with +0 for either zero (the spec). */               \
-    DA_HD CT da_##cls##_expm1(CT a)                                           \
+    DA_HD_CALLED CT da_##cls##_expm1(CT a)                                    \
     {                                                                         \
         CT r;                                                                 \
         if (a.im == 0 && !isnan(a.re)) {                                      \
@@ -165,12 +185,12 @@ typedef double _Complex da_c128_cx_t;
         r.re -= (RT)1;                                                        \
         return r;                                                             \
     }                                                                         \
-    /* NumPy's nc_pow: integral real exponents below 100 in magnitude by    \
-       binary powering (then 1/p for negative ones), 0**w is 0 for Re w > 0 \
-       and nan otherwise (NumPy 2.4); else                                   \
-       exp(w log z), which is what glibc's cpow computes, here with the      \
-       fixed log above on both backends. */                                  \
-    DA_HD CT da_##cls##_pow(CT a, CT b)                                       \
+    /* NumPy's nc_pow: integral real exponents below 100 in magnitude by      \
+       binary powering (then 1/p for negative ones), 0**w is 0 for Re w > 0   \
+       and nan otherwise (NumPy 2.4); else                                    \
+       exp(w log z), which is what glibc's cpow computes, here with the       \
+       fixed log above on both backends. */                                   \
+    DA_HD_CALLED CT da_##cls##_pow(CT a, CT b)                                \
     {                                                                         \
         if (b.re == 0 && b.im == 0) {                                         \
             return da_##cls##_pack((RT)1, (RT)0);                             \
@@ -228,8 +248,8 @@ typedef double _Complex da_c128_cx_t;
     {                                                                         \
         return da_##cls##_pack(rint##SUF(a.re), rint##SUF(a.im));             \
     }                                                                         \
-    /* z/|z| with both parts first divided by the larger magnitude, so     \
-       that |z| neither overflows nor underflows; an infinite part gives     \
+    /* z/|z| with both parts first divided by the larger magnitude, so        \
+       that |z| neither overflows nor underflows; an infinite part gives      \
        its unit direction (NumPy), both infinite nan + nanj. */               \
     DA_HD CT da_##cls##_sign(CT a)                                            \
     {                                                                         \
@@ -261,8 +281,8 @@ typedef double _Complex da_c128_cx_t;
         return a.re == b.re && a.im == b.im;                                  \
     }                                                                         \
     DA_HD uint8_t da_##cls##_not_equal(CT a, CT b) { return !da_##cls##_equal(a, b); } \
-    /* NumPy's lexicographic order (CLT, CLE in npy_math): the real parts   \
-       decide unless an imaginary part is nan; equal real parts, the        \
+    /* NumPy's lexicographic order (CLT, CLE in npy_math): the real parts     \
+       decide unless an imaginary part is nan; equal real parts, the          \
        imaginary ones.  Any nan compares false. */                            \
     DA_HD uint8_t da_##cls##_less(CT a, CT b)                                 \
     {                                                                         \
@@ -274,7 +294,7 @@ typedef double _Complex da_c128_cx_t;
         return (a.re < b.re && !isnan(a.im) && !isnan(b.im)) ||               \
                (a.re == b.re && a.im <= b.im);                                \
     }                                                                         \
-    /* NumPy's maximum and minimum: a nan in either operand propagates (the \
+    /* NumPy's maximum and minimum: a nan in either operand propagates (the   \
        first operand's when both have one). */                                \
     DA_HD CT da_##cls##_maximum(CT a, CT b)                                   \
     {                                                                         \
@@ -286,7 +306,7 @@ typedef double _Complex da_c128_cx_t;
     }
 
 #define DA_DEFINE_COMPLEX_LIB_(cls, CT, SUF, fn, name)                        \
-    DA_HD CT da_##cls##_##name(CT a)                                          \
+    DA_HD_CALLED CT da_##cls##_##name(CT a)                                   \
     {                                                                         \
         return da_##cls##_of(DA_CX_CALL(fn, SUF, da_##cls##_cx(a)));          \
     }
@@ -294,6 +314,7 @@ typedef double _Complex da_c128_cx_t;
 DA_DEFINE_COMPLEX_MATH(c64, da_c64, float, da_c64_cx_t, f)
 DA_DEFINE_COMPLEX_MATH(c128, da_c128, double, da_c128_cx_t, )
 #undef DA_DEFINE_COMPLEX_LIB_
+#undef DA_DEFINE_COMPLEX_CONVERT_
 #undef DA_DEFINE_COMPLEX_MATH
 
 #endif /* DEVARRAY_KERNELS_OPS_COMPLEX_H_ */
