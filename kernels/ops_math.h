@@ -98,6 +98,24 @@ DA_DEFINE_FLOAT_MATH(f32, float, f)
 DA_DEFINE_FLOAT_MATH(f64, double, )
 #undef DA_DEFINE_FLOAT_MATH
 
+/* The sign bit, read from the bits (gcc 12 fails to compile a vectorised
+   loop of signbit()). */
+DA_HD uint8_t
+da_f32_signbit(float a)
+{
+    uint32_t bits;
+    memcpy(&bits, &a, sizeof(bits));
+    return (uint8_t)(bits >> 31);
+}
+
+DA_HD uint8_t
+da_f64_signbit(double a)
+{
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof(bits));
+    return (uint8_t)(bits >> 63);
+}
+
 /* nextafter on the float16 grid for float16 values held as float32: a step
    of one unit of the half's bit pattern, as NumPy's npy_half_nextafter. */
 DA_HD float

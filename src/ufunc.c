@@ -41,12 +41,27 @@ static const ufunc_info ufunc_table[DA_NOPS] = {
 #undef UFUNC_INFO_
 };
 
-/* 1 + the DA_RESULT_* kind of each (op, class) loop; 0 where there is none. */
+/* 1 + the DA_RESULT_* kind of each (op, class) loop; 0 where there is none.
+   A DA_FOR_EACH_COPY pair is a SAME loop that runs as COPY
+   (ufunc_runs_as_copy). */
+#define UFUNC_COPY_CLASS_(CLS, cname, ID) [DA_OP_##ID][CLS] = 1 + DA_RESULT_SAME,
+#define UFUNC_COPY_LOOP_(ID, classes) DA_CLASSES_##classes(UFUNC_COPY_CLASS_, ID)
 static const unsigned char ufunc_loops[DA_NOPS][DA_NCLASSES] = {
 #define UFUNC_LOOP_(OP, CLS, CNAME, RESULT, RNAME, FN, EXPR) [OP][CLS] = 1 + RESULT,
     DA_FOR_EACH_KERNEL(UFUNC_LOOP_)
 #undef UFUNC_LOOP_
+    DA_FOR_EACH_COPY(UFUNC_COPY_LOOP_)
 };
+#undef UFUNC_COPY_LOOP_
+#undef UFUNC_COPY_CLASS_
+
+#define UFUNC_COPY_CLASS_(CLS, cname, ID) [DA_OP_##ID][CLS] = 1,
+#define UFUNC_COPY_LOOP_(ID, classes) DA_CLASSES_##classes(UFUNC_COPY_CLASS_, ID)
+static const unsigned char ufunc_runs_as_copy[DA_NOPS][DA_NCLASSES] = {
+    DA_FOR_EACH_COPY(UFUNC_COPY_LOOP_)
+};
+#undef UFUNC_COPY_LOOP_
+#undef UFUNC_COPY_CLASS_
 
 /* NumPy's math functions on bool and integers compute in the smallest
    float that holds every value of the dtype. */
@@ -101,6 +116,17 @@ ufunc_resolve(int op, int promoted, int *compute, int *cls, int *result)
             break;
     }
     return 0;
+}
+
+/* The op whose kernel computes `op` in dtype `compute` of class cls. */
+static int
+ufunc_run_op(int op, int compute, int cls)
+{
+    /* float16 computes in float32, whose next value is not float16's */
+    if (op == DA_OP_NEXTAFTER && compute == DA_FLOAT16) {
+        return DA_OP_NEXTAFTER_HALF;
+    }
+    return ufunc_runs_as_copy[op][cls] ? DA_OP_COPY : op;
 }
 
 /* ---- operands ------------------------------------------------------------ */
@@ -246,6 +272,48 @@ ufunc_promote(int op, DeviceArrayObject *const *arrays, PyObject *const *operand
     return mapped;
 }
 
+/* When `scalar`, operand k of the comparison `op` on integers, failed to
+   convert with OverflowError (it is out of the dtype's range), NumPy 2
+   still compares: every element is below (or above) it.  1 with the
+   constant result in *value and the error cleared; 0 where this does not
+   apply (the error stays set); -1 on a new error. */
+static int
+ufunc_compare_out_of_range(int op, int k, PyObject *scalar, int cls, uint8_t *value)
+{
+    long long v;
+    int overflow, above;
+
+    if ((op != DA_OP_EQUAL && op != DA_OP_NOT_EQUAL && op != DA_OP_LESS &&
+         op != DA_OP_LESS_EQUAL && op != DA_OP_GREATER && op != DA_OP_GREATER_EQUAL) ||
+        (cls != DA_CLASS_SINT && cls != DA_CLASS_UINT) || PyBool_Check(scalar) ||
+        !PyLong_Check(scalar) || !PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        return 0;
+    }
+    PyErr_Clear();
+    v = PyLong_AsLongLongAndOverflow(scalar, &overflow);
+    if (v == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    /* whether the right operand is above the array's values */
+    above = (overflow > 0 || (overflow == 0 && v >= 0)) != (k == 0);
+    switch (op) {
+        case DA_OP_EQUAL:
+            *value = 0;
+            break;
+        case DA_OP_NOT_EQUAL:
+            *value = 1;
+            break;
+        case DA_OP_LESS:
+        case DA_OP_LESS_EQUAL:
+            *value = (uint8_t)above;
+            break;
+        default:
+            *value = (uint8_t)!above;
+            break;
+    }
+    return 1;
+}
+
 /* Check the in-place output `out` for a result of dtype `result` and shape
    shape[ndim]; 0, or -1 with an exception. */
 static int
@@ -287,10 +355,10 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
     const int nin = UFUNC_NIN(op);
     DeviceArrayObject *arrays[2] = {NULL, NULL}, *out = NULL, *copied = NULL;
     DeviceArrayObject *first = NULL;
-    da_scalar scalars[2];
+    da_scalar scalars[2], constant;
     char kinds[2] = {0, 0};
     int64_t shape[DA_MAXDIMS];
-    int k, ndim, promoted, compute, cls, result;
+    int k, ndim, promoted, compute, cls, result, fill = 0;
 
     for (k = 0; k < nin; k++) {
         if (DeviceArray_Check(operands[k])) {
@@ -329,12 +397,26 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
         /* range-checked against the dtype the op computes in: int / int
            runs in float64, where NumPy converts a Python int unchecked */
         if (scalar_from_python(operands[k], compute, cls, &scalars[k]) < 0) {
-            return NULL;
+            int known = inplace ? 0
+                                : ufunc_compare_out_of_range(op, k, operands[k], cls,
+                                                             &constant.b);
+            if (known <= 0) {
+                return NULL;
+            }
+            fill = 1;
+            continue;
         }
         /* a weak scalar takes the computed dtype's precision first, as
            NumPy casts it to that dtype before the loop runs */
         if (compute == DA_FLOAT16) {
             scalars[k].f32 = da_half_to_float(da_float_to_half(scalars[k].f32));
+        }
+        /* the kernels cannot raise for a negative integer exponent (see
+           ops_int.h), but a scalar one is known here: NumPy's error */
+        if (op == DA_OP_POW && k == 1 && cls == DA_CLASS_SINT && scalars[k].s < 0) {
+            PyErr_SetString(PyExc_ValueError,
+                            "Integers to negative integer powers are not allowed.");
+            return NULL;
         }
     }
 
@@ -372,7 +454,14 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
             return NULL;
         }
     }
-    if (elementwise_run(op, cls, out, nin, arrays, scalars) < 0) {
+    if (fill) {
+        DeviceArrayObject *none[1] = {NULL};
+        if (elementwise_run(DA_OP_COPY, DA_CLASS_BOOL, out, 1, none, &constant) < 0) {
+            Py_CLEAR(out);
+        }
+    }
+    else if (elementwise_run(ufunc_run_op(op, compute, cls), cls, out, nin, arrays,
+                             scalars) < 0) {
         Py_CLEAR(out);
     }
     Py_XDECREF(copied);
@@ -417,6 +506,176 @@ static PyMethodDef ufunc_methods[DA_NOPS + 1] = {
 #undef UFUNC_METHOD_
 };
 
+/* ---- devarray.clip ---------------------------------------------------- */
+
+/* Broadcast shape[*ndim] with b's shape in place (NumPy's rules); 0, or -1
+   with ValueError. */
+static int
+ufunc_broadcast_with(int *ndim, int64_t *shape, const DeviceArrayObject *b)
+{
+    const int nd = *ndim > b->ndim ? *ndim : b->ndim;
+    int64_t merged[DA_MAXDIMS];
+    int i;
+
+    for (i = 0; i < nd; i++) {
+        const int ia = i - (nd - *ndim), ib = i - (nd - b->ndim);
+        const int64_t da = ia >= 0 ? shape[ia] : 1, db = ib >= 0 ? DA_SHAPE(b)[ib] : 1;
+        if (da != db && da != 1 && db != 1) {
+            PyErr_Format(PyExc_ValueError,
+                         "clip(): the bounds cannot be broadcast with x (size "
+                         "%lld against %lld in dimension %d)",
+                         (long long)da, (long long)db, i);
+            return -1;
+        }
+        merged[i] = da == 1 ? db : da;
+    }
+    memcpy(shape, merged, sizeof(int64_t) * (size_t)nd);
+    *ndim = nd;
+    return 0;
+}
+
+/* A bound of clip: None (*present = 0), a DeviceArray on x's backend whose
+   dtype casts safely to x's, or is a float for float x (*array), or a Python scalar of a kind x's
+   dtype holds, as a value of x's class (*scalar).  A Python int outside an
+   integer dtype's range saturates to it.  0, or -1 with an exception. */
+static int
+ufunc_clip_bound(const char *what, PyObject *obj, const DeviceArrayObject *x, int cls,
+                 int *present, DeviceArrayObject **array, da_scalar *scalar)
+{
+    const char xkind = dtype_table[x->typenum].kind;
+    char kind;
+
+    *present = obj != Py_None;
+    *array = NULL;
+    if (!*present) {
+        return 0;
+    }
+    if (DeviceArray_Check(obj)) {
+        *array = (DeviceArrayObject *)obj;
+        if (ufunc_check_same_backend(x, *array) < 0) {
+            return -1;
+        }
+        /* a wider float bound is rounded to x's float dtype (same kind, as
+           the standard's tests expect); otherwise only safe casts, so that
+           no bound wraps */
+        if (dtype_promote(x->typenum, (*array)->typenum) != x->typenum &&
+            !(xkind == 'f' && dtype_table[(*array)->typenum].kind == 'f')) {
+            PyErr_Format(PyExc_TypeError,
+                         "clip(): %s of dtype %s does not fit x's dtype %s", what,
+                         dtype_table[(*array)->typenum].name, dtype_table[x->typenum].name);
+            return -1;
+        }
+        return 0;
+    }
+    kind = ufunc_scalar_kind(obj);
+    if (kind == 0 || (kind != 'b' && xkind == 'b') || kind == 'c' ||
+        (kind == 'f' && xkind != 'f')) {
+        PyErr_Format(PyExc_TypeError,
+                     "clip(): %s must be None, a DeviceArray or a Python scalar "
+                     "of x's kind (x has dtype %s), not %.200s",
+                     what, dtype_table[x->typenum].name, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    if (scalar_from_python(obj, x->typenum, cls, scalar) < 0) {
+        long long v;
+        int overflow, bits = 8 * da_itemsize(x->typenum);
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            return -1;
+        }
+        PyErr_Clear();
+        v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        if (v == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (overflow < 0 || (overflow == 0 && v < 0)) {
+            scalar->s = cls == DA_CLASS_UINT ? 0 : (int64_t)(UINT64_C(1) << (bits - 1)) * -1;
+        }
+        else if (cls == DA_CLASS_UINT) {
+            scalar->u = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+        }
+        else {
+            scalar->s = (int64_t)((UINT64_C(1) << (bits - 1)) - 1);
+        }
+    }
+    if (x->typenum == DA_FLOAT16) {
+        scalar->f32 = da_half_to_float(da_float_to_half(scalar->f32));
+    }
+    return 0;
+}
+
+static PyObject *
+ufunc_clip(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"", "min", "max", NULL};
+    PyObject *xobj, *bounds[2] = {Py_None, Py_None};
+    DeviceArrayObject *x, *arrays[2], *out = NULL;
+    da_scalar scalars[2];
+    int present[2], k, cls, ndim;
+    int64_t shape[DA_MAXDIMS];
+    static const int ops[2] = {DA_OP_MAXIMUM, DA_OP_MINIMUM};
+    static const char *const names[2] = {"min", "max"};
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO:clip", kwlist, &xobj, &bounds[0],
+                                     &bounds[1])) {
+        return NULL;
+    }
+    if (!DeviceArray_Check(xobj)) {
+        PyErr_Format(PyExc_TypeError, "clip() takes a DeviceArray x, not %.200s",
+                     Py_TYPE(xobj)->tp_name);
+        return NULL;
+    }
+    x = (DeviceArrayObject *)xobj;
+    cls = da_class_of(x->typenum);
+    if (ufunc_loops[DA_OP_MAXIMUM][cls] == 0 || ufunc_loops[DA_OP_MINIMUM][cls] == 0) {
+        PyErr_Format(PyExc_TypeError, "clip() is not supported for the input dtype %s",
+                     dtype_table[x->typenum].name);
+        return NULL;
+    }
+    ndim = x->ndim;
+    memcpy(shape, DA_SHAPE(x), sizeof(int64_t) * (size_t)ndim);
+    for (k = 0; k < 2; k++) {
+        if (ufunc_clip_bound(names[k], bounds[k], x, cls, &present[k], &arrays[k],
+                             &scalars[k]) < 0 ||
+            (arrays[k] != NULL && ufunc_broadcast_with(&ndim, shape, arrays[k]) < 0)) {
+            return NULL;
+        }
+    }
+    out = array_new(x->backend, x->typenum, ndim, shape);
+    if (out == NULL) {
+        return NULL;
+    }
+    /* min(max(x, min), max): the first step reads x, the second works in
+       place on out (each element read and written by the same thread) */
+    if (!present[0] && elementwise_copy(out, x) < 0) {
+        goto error;
+    }
+    for (k = 0; k < 2; k++) {
+        DeviceArrayObject *ins[2] = {k == 0 ? x : out, arrays[k]};
+        da_scalar values[2];
+        if (!present[k]) {
+            continue;
+        }
+        values[0] = values[1] = scalars[k];
+        if (elementwise_run(ops[k], cls, out, 2, ins, values) < 0) {
+            goto error;
+        }
+    }
+    return (PyObject *)out;
+error:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyMethodDef ufunc_clip_method = {
+    "clip", (PyCFunction)(void (*)(void))ufunc_clip, METH_VARARGS | METH_KEYWORDS,
+    "clip(x, /, min=None, max=None)\n--\n\n"
+    "x clamped to [min, max] elementwise, in x's dtype: min(max(x, min), max), "
+    "NaN where x or a bound is NaN.  A bound is None (no bound), a DeviceArray "
+    "whose dtype casts safely to x's, or a Python scalar of x's kind (an int "
+    "outside an integer dtype's range saturates to it); x, min and max "
+    "broadcast together.",
+};
+
 int
 ufunc_module_init(PyObject *module)
 {
@@ -436,6 +695,10 @@ ufunc_module_init(PyObject *module)
             goto error;
         }
         Py_CLEAR(function);
+    }
+    function = PyCFunction_NewEx(&ufunc_clip_method, NULL, module_name);
+    if (function == NULL || PyModule_AddObjectRef(module, "clip", function) < 0) {
+        goto error;
     }
     status = 0;
 error:

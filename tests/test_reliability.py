@@ -618,6 +618,36 @@ def test_every_entry_point_survives_bad_values(backend, rng):
     check_works(backend)
 
 
+def test_elementwise_functions_survive_bad_values(backend, rng):
+    """Every elementwise function of the op table (found by its text
+    signature) and clip, each operand replaced by each bad value and by
+    arrays of every class: success or an allowed exception, nothing
+    changed."""
+    ctx = make_ctx(rng)
+    operands = bad_values() + [ctx.f, ctx.m, ctx.i8, ctx.u8, ctx.b, ctx.z, ctx.s, ctx.ro]
+    failures = []
+    names = [n for n in devarray.__all__
+             if getattr(getattr(devarray, n), "__text_signature__", None)
+             in ("(x, /)", "(x1, x2, /)")]
+    assert len(names) > 60
+    calls = [(n, getattr(devarray, n), [ctx.f] * (2 if "x2" in
+              getattr(devarray, n).__text_signature__ else 1)) for n in names]
+    calls.append(("clip", devarray.clip, [ctx.m, 0.0, 1.0]))
+    for name, func, template in calls:
+        for slot in range(len(template)):
+            for value in operands:
+                args = list(template)
+                args[slot] = value
+                try:
+                    call_checked(func, args, {})
+                except BaseException as exc:   # noqa: BLE001 - listed below
+                    failures.append("%s(%s): %s: %s" % (
+                        name, ", ".join("%.40r" % (a,) for a in args),
+                        type(exc).__name__, str(exc).splitlines()[0] if str(exc) else ""))
+    assert not failures, "%d bad calls went wrong:\n%s" % (len(failures),
+                                                            "\n".join(failures[:40]))
+    check_works(backend)
+
 # ---- 1b. broken DLPack producers (host and CUDA) -------------------------------------
 
 # Our own handle on the C API, so that setting argtypes here cannot disturb
