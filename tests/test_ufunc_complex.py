@@ -365,8 +365,15 @@ def test_real_array_with_complex_scalar_promotes_like_numpy(backend, rng, name,
         expected = np.asarray(expected)
         got = getattr(devarray, name)(*da_args)
         assert got.dtype == expected.dtype
+        scale = 1.0
+        if name == "pow":  # see the module's docstring
+            with np.errstate(all="ignore"):
+                z, w = (np.asarray(v, dtype=np.complex128) for v in np_args)
+                m = np.abs(w * np.log(z))
+            m = m[np.isfinite(m)]  # 0 ** w: exact
+            scale += float(m.max()) if m.size else 0.0
         assert_values(got, expected, rtol=0 if expected.dtype.kind == "b"
-                      else 64 * np.finfo(expected.dtype).eps)
+                      else 8 * scale * np.finfo(expected.dtype).eps)
 
 
 @pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
