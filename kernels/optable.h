@@ -43,6 +43,7 @@
 #define DEVARRAY_KERNELS_OPTABLE_H_
 
 #include "ops.h"
+#include "ops_complex.h"
 #include "ops_int.h"
 #include "ops_math.h"
 
@@ -61,7 +62,8 @@
     X(EQUAL, equal,    2, SAME,    "x1 == x2 elementwise, as a bool array.")  \
     X(NOT_EQUAL, not_equal, 2, SAME, "x1 != x2 elementwise, as a bool array.") \
     X(LESS,  less,     2, SAME,    "x1 < x2 elementwise, as a bool array.")   \
-    X(LESS_EQUAL, less_equal, 2, SAME, "x1 <= x2 elementwise, as a bool array.") \
+    X(LESS_EQUAL, less_equal, 2, SAME,                                        \
+      "x1 <= x2 elementwise, as a bool array.")                               \
     X(GREATER, greater, 2, SAME,   "x1 > x2 elementwise, as a bool array.")   \
     X(GREATER_EQUAL, greater_equal, 2, SAME,                                  \
       "x1 >= x2 elementwise, as a bool array.")                               \
@@ -323,7 +325,88 @@
     L(P, SIGN, F64, SAME, da_f64_sign(a))                                     \
     L(P, SQUARE, SINT, SAME, da_sint_mul(a, a))                               \
     L(P, SQUARE, UINT, SAME, da_uint_mul(a, a))                               \
-    L(P, SQUARE, FLOAT, SAME, a * a)
+    L(P, SQUARE, FLOAT, SAME, a * a)                                          \
+    DA_FOR_EACH_COMPLEX_LOOP(L, P)
+
+/* The loops of the complex classes beyond arithmetic and abs: the complex
+   element functions of ops_complex.h. */
+#define DA_FOR_EACH_COMPLEX_LOOP(L, P)                                        \
+    L(P, ACOS, C64, SAME, da_c64_acos(a))                                     \
+    L(P, ACOS, C128, SAME, da_c128_acos(a))                                   \
+    L(P, ACOSH, C64, SAME, da_c64_acosh(a))                                   \
+    L(P, ACOSH, C128, SAME, da_c128_acosh(a))                                 \
+    L(P, ASIN, C64, SAME, da_c64_asin(a))                                     \
+    L(P, ASIN, C128, SAME, da_c128_asin(a))                                   \
+    L(P, ASINH, C64, SAME, da_c64_asinh(a))                                   \
+    L(P, ASINH, C128, SAME, da_c128_asinh(a))                                 \
+    L(P, ATAN, C64, SAME, da_c64_atan(a))                                     \
+    L(P, ATAN, C128, SAME, da_c128_atan(a))                                   \
+    L(P, ATANH, C64, SAME, da_c64_atanh(a))                                   \
+    L(P, ATANH, C128, SAME, da_c128_atanh(a))                                 \
+    L(P, COS, C64, SAME, da_c64_cos(a))                                       \
+    L(P, COS, C128, SAME, da_c128_cos(a))                                     \
+    L(P, COSH, C64, SAME, da_c64_cosh(a))                                     \
+    L(P, COSH, C128, SAME, da_c128_cosh(a))                                   \
+    L(P, EXP, C64, SAME, da_c64_exp(a))                                       \
+    L(P, EXP, C128, SAME, da_c128_exp(a))                                     \
+    L(P, EXPM1, C64, SAME, da_c64_expm1(a))                                   \
+    L(P, EXPM1, C128, SAME, da_c128_expm1(a))                                 \
+    L(P, LOG, C64, SAME, da_c64_log(a))                                       \
+    L(P, LOG, C128, SAME, da_c128_log(a))                                     \
+    L(P, LOG1P, C64, SAME, da_c64_log1p(a))                                   \
+    L(P, LOG1P, C128, SAME, da_c128_log1p(a))                                 \
+    L(P, LOG2, C64, SAME, da_c64_log2(a))                                     \
+    L(P, LOG2, C128, SAME, da_c128_log2(a))                                   \
+    L(P, LOG10, C64, SAME, da_c64_log10(a))                                   \
+    L(P, LOG10, C128, SAME, da_c128_log10(a))                                 \
+    L(P, RECIPROCAL, C64, SAME, da_c64_reciprocal(a))                         \
+    L(P, RECIPROCAL, C128, SAME, da_c128_reciprocal(a))                       \
+    L(P, SIN, C64, SAME, da_c64_sin(a))                                       \
+    L(P, SIN, C128, SAME, da_c128_sin(a))                                     \
+    L(P, SINH, C64, SAME, da_c64_sinh(a))                                     \
+    L(P, SINH, C128, SAME, da_c128_sinh(a))                                   \
+    L(P, SQRT, C64, SAME, da_c64_sqrt(a))                                     \
+    L(P, SQRT, C128, SAME, da_c128_sqrt(a))                                   \
+    L(P, TAN, C64, SAME, da_c64_tan(a))                                       \
+    L(P, TAN, C128, SAME, da_c128_tan(a))                                     \
+    L(P, TANH, C64, SAME, da_c64_tanh(a))                                     \
+    L(P, TANH, C128, SAME, da_c128_tanh(a))                                   \
+    L(P, CONJ, C64, SAME, da_c64_conj(a))                                     \
+    L(P, CONJ, C128, SAME, da_c128_conj(a))                                   \
+    L(P, ROUND, C64, SAME, da_c64_round(a))                                   \
+    L(P, ROUND, C128, SAME, da_c128_round(a))                                 \
+    L(P, SIGN, C64, SAME, da_c64_sign(a))                                     \
+    L(P, SIGN, C128, SAME, da_c128_sign(a))                                   \
+    L(P, SQUARE, C64, SAME, da_c64_square(a))                                 \
+    L(P, SQUARE, C128, SAME, da_c128_square(a))                               \
+    L(P, REAL, C64, REAL, da_c64_real(a))                                     \
+    L(P, REAL, C128, REAL, da_c128_real(a))                                   \
+    L(P, IMAG, C64, REAL, da_c64_imag(a))                                     \
+    L(P, IMAG, C128, REAL, da_c128_imag(a))                                   \
+    L(P, ISFINITE, C64, BOOL, da_c64_isfinite(a))                             \
+    L(P, ISFINITE, C128, BOOL, da_c128_isfinite(a))                           \
+    L(P, ISINF, C64, BOOL, da_c64_isinf(a))                                   \
+    L(P, ISINF, C128, BOOL, da_c128_isinf(a))                                 \
+    L(P, ISNAN, C64, BOOL, da_c64_isnan(a))                                   \
+    L(P, ISNAN, C128, BOOL, da_c128_isnan(a))                                 \
+    L(P, EQUAL, C64, BOOL, da_c64_equal(a, b))                                \
+    L(P, EQUAL, C128, BOOL, da_c128_equal(a, b))                              \
+    L(P, NOT_EQUAL, C64, BOOL, da_c64_not_equal(a, b))                        \
+    L(P, NOT_EQUAL, C128, BOOL, da_c128_not_equal(a, b))                      \
+    L(P, LESS, C64, BOOL, da_c64_less(a, b))                                  \
+    L(P, LESS, C128, BOOL, da_c128_less(a, b))                                \
+    L(P, LESS_EQUAL, C64, BOOL, da_c64_less_equal(a, b))                      \
+    L(P, LESS_EQUAL, C128, BOOL, da_c128_less_equal(a, b))                    \
+    L(P, GREATER, C64, BOOL, da_c64_less(b, a))                               \
+    L(P, GREATER, C128, BOOL, da_c128_less(b, a))                             \
+    L(P, GREATER_EQUAL, C64, BOOL, da_c64_less_equal(b, a))                   \
+    L(P, GREATER_EQUAL, C128, BOOL, da_c128_less_equal(b, a))                 \
+    L(P, MAXIMUM, C64, SAME, da_c64_maximum(a, b))                            \
+    L(P, MAXIMUM, C128, SAME, da_c128_maximum(a, b))                          \
+    L(P, MINIMUM, C64, SAME, da_c64_minimum(a, b))                            \
+    L(P, MINIMUM, C128, SAME, da_c128_minimum(a, b))                          \
+    L(P, POW, C64, SAME, da_c64_pow(a, b))                                    \
+    L(P, POW, C128, SAME, da_c128_pow(a, b))
 
 /* DA_FOR_EACH_COPY(C): C(ID, classes): on these classes the op's value is
    its operand's (ceil of an integer, real of a float, ...): it runs as
@@ -336,7 +419,8 @@
     C(ROUND, INT)                                                             \
     C(CONJ, REAL)                                                             \
     C(REAL, NOTCOMPLEX)                                                       \
-    C(POSITIVE, REAL)
+    C(POSITIVE, REAL)                                                         \
+    C(POSITIVE, COMPLEX)
 
 /* The class groups a loop row may name: Y(DA_CLASS_<X>, cname, ...) for
    each class in the group; cname is the class's name in dtypes.h. */

@@ -626,7 +626,10 @@ ufunc_clip(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
     }
     x = (DeviceArrayObject *)xobj;
     cls = da_class_of(x->typenum);
-    if (ufunc_loops[DA_OP_MAXIMUM][cls] == 0 || ufunc_loops[DA_OP_MINIMUM][cls] == 0) {
+    /* complex has maximum/minimum (NumPy's lexicographic order), but the
+       spec's clip is for real-valued x */
+    if (ufunc_loops[DA_OP_MAXIMUM][cls] == 0 || ufunc_loops[DA_OP_MINIMUM][cls] == 0 ||
+        dtype_table[x->typenum].kind == 'c') {
         PyErr_Format(PyExc_TypeError, "clip() is not supported for the input dtype %s",
                      dtype_table[x->typenum].name);
         return NULL;
