@@ -23,6 +23,7 @@
 #include "dtypeobject.h"
 #include "elementwise.h"
 #include "hostbuffer.h"
+#include "logical_reduce.h"
 #include "pool.h"
 #include "reduce.h"
 #include "scalar.h"
@@ -461,6 +462,7 @@ PyInit__core(void)
         array_module_init(module) < 0 ||
         arraytype_module_init(module) < 0 || hostbuffer_module_init(module) < 0 ||
         dlpack_module_init(module) < 0 || ufunc_module_init(module) < 0 ||
+        logical_reduce_module_init(module) < 0 ||
         capi_module_init(module) < 0 ||
         module_add_all(module) < 0) {
         Py_DECREF(module);
