@@ -386,6 +386,20 @@ def clip(
 ) -> DeviceArray: ...
 
 # Reductions.
+def all(
+    x: DeviceArray,
+    /,
+    *,
+    axis: _Axis = None,
+    keepdims: builtins.bool = False,
+) -> DeviceArray: ...
+def any(
+    x: DeviceArray,
+    /,
+    *,
+    axis: _Axis = None,
+    keepdims: builtins.bool = False,
+) -> DeviceArray: ...
 def sum(
     a: DeviceArray,
     axis: _Axis = None,
