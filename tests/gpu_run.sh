@@ -2,7 +2,8 @@
 # The full check on a GPU machine (no network; Python with numpy, pytest,
 # hypothesis and the interop libraries preinstalled): build in place, show the
 # device, run `python3 -m devarray`, the test suite with GPU tests required,
-# the worked examples (examples/: built, installed aside and tested), and the
+# the array API conformance suite (when .array-api-tests is there), the
+# worked examples (examples/: built, installed aside and tested), and the
 # benchmarks when present.  Every step runs even after one fails; the
 # exit status is non-zero if any did.  Logs go to $OUT (default /tmp/out).
 #
@@ -53,6 +54,15 @@ fi
 step "pytest" pytest.log python3 -m pytest -q -rs "${workers[@]}" -m "not exclusive" tests
 # tests that fill the GPU would make their neighbours run out of memory
 step "pytest (exclusive)" pytest-exclusive.log python3 -m pytest -q -rs -m exclusive tests
+# The array API conformance suite (tests/array_api_tests.sh) on the CUDA
+# backend, when a checkout of data-apis/array-api-tests is at
+# .array-api-tests (an ignored folder: the device tool carries it, and the
+# suite's wheels in .whl, when asked to).
+if [ -d .array-api-tests ]; then
+    step "array-api-tests" array_api.log env DEVARRAY_BACKEND=cuda \
+        ARRAY_API_REPORT="$OUT/array_api.json" PYTEST_WORKERS="${workers[1]:-}" \
+        bash tests/array_api_tests.sh .array-api-tests
+fi
 # The worked examples, built against the in-place devarray and installed
 # into a directory of their own: no network here, so no build isolation and
 # no dependencies, and the machine's Python is left as it is.
