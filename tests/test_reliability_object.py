@@ -43,7 +43,7 @@ class EvilCAI:
 
 BAD_CALLS = {
     # operators
-    "int8 < complex": (lambda c: c.i8 < 1j, TypeError, ["less", "complex"]),
+    "float << float": (lambda c: c.f << c.f, TypeError, ["left_shift", "float"]),
     "float // complex": (lambda c: c.f // 1j, TypeError, ["floor_divide", "complex"]),
     "float & float": (lambda c: c.f & c.f, TypeError, ["bitwise_and", "float"]),
     "~float": (lambda c: ~c.f, TypeError, ["bitwise_invert", "float"]),
