@@ -18,6 +18,11 @@
  *                    holds them, as NumPy's math functions do (bool, int8,
  *                    uint8 -> float16; int16, uint16 -> float32; wider ->
  *                    float64);
+ *           NUMBER   the promoted dtype, but bool computes in int8 (NumPy
+ *                    has no bool loop for these; int8's is the first one
+ *                    bool casts to: floor_divide(bool, bool) is int8);
+ *           BOOL     every operand computes as bool (x != 0, NaN is true),
+ *                    as NumPy's logical functions take any dtype;
  *   doc   the docstring after the signature; "" for an op that is not a
  *         Python function (COPY: casts and copies).
  *
@@ -28,14 +33,17 @@
  *   result      SAME (the computed dtype), BOOL, or REAL (a complex class's
  *               real dtype: complex64 -> float32; a real class's own dtype);
  *   expression  in `a` (and `b` for binary ops), values of the class's C
- *               type (dtypes.h), written with ops.h's functions; it must
- *               read the same on the host (C11) and on the GPU (CUDA C++).
+ *               type (dtypes.h), written with the functions of ops.h,
+ *               ops_int.h and ops_math.h; it must read the same on the
+ *               host (C11) and on the GPU (CUDA C++).
  * A dtype whose class has no loop for an op is a TypeError.
  */
 #ifndef DEVARRAY_KERNELS_OPTABLE_H_
 #define DEVARRAY_KERNELS_OPTABLE_H_
 
 #include "ops.h"
+#include "ops_int.h"
+#include "ops_math.h"
 
 /* clang-format off */
 #define DA_FOR_EACH_OP(X)                                                     \
@@ -48,7 +56,140 @@
     X(NEG,   negative, 1, SAME,    "The numerical negative of x elementwise (-x).") \
     X(ABS,   abs,      1, SAME,    "The absolute value of x elementwise; for " \
                                    "complex x, its magnitude.")               \
-    X(COPY,  copy,     1, SAME,    "")
+    X(COPY,  copy,     1, SAME,    "")                                        \
+    X(EQUAL, equal,    2, SAME,    "x1 == x2 elementwise, as a bool array.")  \
+    X(NOT_EQUAL, not_equal, 2, SAME, "x1 != x2 elementwise, as a bool array.") \
+    X(LESS,  less,     2, SAME,    "x1 < x2 elementwise, as a bool array.")   \
+    X(LESS_EQUAL, less_equal, 2, SAME, "x1 <= x2 elementwise, as a bool array.") \
+    X(GREATER, greater, 2, SAME,   "x1 > x2 elementwise, as a bool array.")   \
+    X(GREATER_EQUAL, greater_equal, 2, SAME,                                  \
+      "x1 >= x2 elementwise, as a bool array.")                               \
+    X(FLOOR_DIVIDE, floor_divide, 2, NUMBER,                                  \
+      "The floor of x1 / x2 elementwise (x1 // x2); integer division by "     \
+      "zero gives 0.")                                                        \
+    X(REMAINDER, remainder, 2, NUMBER,                                        \
+      "x1 - floor_divide(x1, x2) * x2 elementwise (x1 % x2), with the sign "  \
+      "of x2; integer division by zero gives 0.")                             \
+    X(POW,   pow,      2, NUMBER,  "x1 raised to the power x2 elementwise "   \
+                                   "(x1 ** x2); integers wrap, and a negative " \
+                                   "integer exponent gives 1 / x1 truncated " \
+                                   "toward zero (0 for x1 == 0).")            \
+    X(BITWISE_AND, bitwise_and, 2, SAME, "x1 & x2 elementwise (bool and "     \
+                                   "integers).")                              \
+    X(BITWISE_OR, bitwise_or, 2, SAME, "x1 | x2 elementwise (bool and "       \
+                                   "integers).")                              \
+    X(BITWISE_XOR, bitwise_xor, 2, SAME, "x1 ^ x2 elementwise (bool and "     \
+                                   "integers).")                              \
+    X(BITWISE_INVERT, bitwise_invert, 1, SAME, "~x elementwise: the bits "    \
+                                   "of an integer inverted, a bool negated.") \
+    X(BITWISE_LEFT_SHIFT, bitwise_left_shift, 2, NUMBER,                      \
+      "x1 << x2 elementwise (integers); a count past the width, or "          \
+      "negative, gives 0.")                                                   \
+    X(BITWISE_RIGHT_SHIFT, bitwise_right_shift, 2, NUMBER,                    \
+      "x1 >> x2 elementwise (integers, arithmetic shift); a count past the "  \
+      "width, or negative, gives 0, or -1 for negative x1.")                  \
+    X(ACOS, acos, 1, INEXACT,                                                 \
+      "The principal inverse cosine of x elementwise, in radians.")           \
+    X(ACOSH, acosh, 1, INEXACT,                                               \
+      "The inverse hyperbolic cosine of x elementwise.")                      \
+    X(ASIN, asin, 1, INEXACT,                                                 \
+      "The principal inverse sine of x elementwise, in radians.")             \
+    X(ASINH, asinh, 1, INEXACT,                                               \
+      "The inverse hyperbolic sine of x elementwise.")                        \
+    X(ATAN, atan, 1, INEXACT,                                                 \
+      "The principal inverse tangent of x elementwise, in radians.")          \
+    X(ATANH, atanh, 1, INEXACT,                                               \
+      "The inverse hyperbolic tangent of x elementwise.")                     \
+    X(COS, cos, 1, INEXACT,                                                   \
+      "The cosine of x (radians) elementwise.")                               \
+    X(COSH, cosh, 1, INEXACT,                                                 \
+      "The hyperbolic cosine of x elementwise.")                              \
+    X(EXP, exp, 1, INEXACT,                                                   \
+      "e raised to the power x elementwise.")                                 \
+    X(EXPM1, expm1, 1, INEXACT,                                               \
+      "exp(x) - 1 elementwise, accurate for small x.")                        \
+    X(LOG, log, 1, INEXACT,                                                   \
+      "The natural logarithm of x elementwise.")                              \
+    X(LOG1P, log1p, 1, INEXACT,                                               \
+      "log(1 + x) elementwise, accurate for small x.")                        \
+    X(LOG2, log2, 1, INEXACT,                                                 \
+      "The base-2 logarithm of x elementwise.")                               \
+    X(LOG10, log10, 1, INEXACT,                                               \
+      "The base-10 logarithm of x elementwise.")                              \
+    X(SIN, sin, 1, INEXACT,                                                   \
+      "The sine of x (radians) elementwise.")                                 \
+    X(SINH, sinh, 1, INEXACT,                                                 \
+      "The hyperbolic sine of x elementwise.")                                \
+    X(SQRT, sqrt, 1, INEXACT,                                                 \
+      "The principal square root of x elementwise.")                          \
+    X(TAN, tan, 1, INEXACT,                                                   \
+      "The tangent of x (radians) elementwise.")                              \
+    X(TANH, tanh, 1, INEXACT,                                                 \
+      "The hyperbolic tangent of x elementwise.")                             \
+    X(ATAN2, atan2, 2, INEXACT,                                               \
+      "The angle of the point (x2, x1) elementwise, in radians: the "         \
+      "inverse tangent of x1 / x2 in the right quadrant.")                    \
+    X(COPYSIGN, copysign, 2, INEXACT,                                         \
+      "The magnitude of x1 with the sign bit of x2, elementwise.")            \
+    X(LOGADDEXP, logaddexp, 2, INEXACT,                                       \
+      "log(exp(x1) + exp(x2)) elementwise, without overflow.")                \
+    X(NEXTAFTER, nextafter, 2, INEXACT,                                       \
+      "The next representable value after x1 toward x2, elementwise.")        \
+    X(NEXTAFTER_HALF, nextafter_half, 2, SAME, "")                            \
+    X(CEIL, ceil, 1, SAME,                                                    \
+      "The smallest integer-valued number >= x elementwise; integers "        \
+      "and bool are returned unchanged.")                                     \
+    X(FLOOR, floor, 1, SAME,                                                  \
+      "The largest integer-valued number <= x elementwise; integers and "     \
+      "bool are returned unchanged.")                                         \
+    X(TRUNC, trunc, 1, SAME,                                                  \
+      "x rounded toward zero to an integer-valued number elementwise; "       \
+      "integers and bool are returned unchanged.")                            \
+    X(ROUND, round, 1, SAME,                                                  \
+      "x rounded to the nearest integer-valued number elementwise, "          \
+      "halves to even; integers are returned unchanged.")                     \
+    X(CONJ, conj, 1, NUMBER,                                                  \
+      "The complex conjugate of x elementwise; a real x unchanged (bool "     \
+      "as int8, as NumPy).")                                                  \
+    X(REAL, real, 1, SAME,                                                    \
+      "The real part of x elementwise; a real x unchanged.")                  \
+    X(IMAG, imag, 1, SAME,                                                    \
+      "The imaginary part of x elementwise; zeros of x's dtype for a "        \
+      "real x.")                                                              \
+    X(ISFINITE, isfinite, 1, INEXACT,                                         \
+      "Whether x is finite (neither infinite nor NaN) elementwise, as a "     \
+      "bool array.")                                                          \
+    X(ISINF, isinf, 1, INEXACT,                                               \
+      "Whether x is +-infinity elementwise, as a bool array.")                \
+    X(ISNAN, isnan, 1, INEXACT,                                               \
+      "Whether x is NaN elementwise, as a bool array.")                       \
+    X(SIGNBIT, signbit, 1, INEXACT,                                           \
+      "Whether the sign bit of x is set elementwise (true for -0.0 and "      \
+      "negative NaNs), as a bool array.")                                     \
+    X(LOGICAL_AND, logical_and, 2, BOOL,                                      \
+      "x1 and x2 elementwise, as a bool array (operands of any dtype "        \
+      "are true where nonzero).")                                             \
+    X(LOGICAL_OR, logical_or, 2, BOOL,                                        \
+      "x1 or x2 elementwise, as a bool array (operands of any dtype are "     \
+      "true where nonzero).")                                                 \
+    X(LOGICAL_XOR, logical_xor, 2, BOOL,                                      \
+      "x1 xor x2 elementwise, as a bool array (operands of any dtype "        \
+      "are true where nonzero).")                                             \
+    X(LOGICAL_NOT, logical_not, 1, BOOL,                                      \
+      "not x elementwise, as a bool array (x of any dtype is true where "     \
+      "nonzero).")                                                            \
+    X(MAXIMUM, maximum, 2, SAME,                                              \
+      "The larger of x1 and x2 elementwise; NaN if either is NaN.")           \
+    X(MINIMUM, minimum, 2, SAME,                                              \
+      "The smaller of x1 and x2 elementwise; NaN if either is NaN.")          \
+    X(POSITIVE, positive, 1, SAME,                                            \
+      "+x elementwise (a copy).")                                             \
+    X(RECIPROCAL, reciprocal, 1, NUMBER,                                      \
+      "1 / x elementwise, in x's dtype (integers truncate; 1 / 0 is 0).")     \
+    X(SIGN, sign, 1, SAME,                                                    \
+      "-1, 0 or 1 by the sign of x elementwise; NaN for NaN.")                \
+    X(SQUARE, square, 1, NUMBER,                                              \
+      "x * x elementwise.")
 
 #define DA_FOR_EACH_LOOP(L, P)                                                \
     L(P, ADD,   BOOL,  SAME, da_bool_add(a, b))                               \
@@ -89,7 +230,106 @@
     L(P, ABS,   F64,   SAME, da_f64_abs(a))                                   \
     L(P, ABS,   C64,   REAL, da_c64_abs(a))                                   \
     L(P, ABS,   C128,  REAL, da_c128_abs(a))                                  \
-    L(P, COPY,  ALL,   SAME, a)
+    L(P, COPY,  ALL,   SAME, a)                                               \
+    L(P, EQUAL, NOTCOMPLEX, BOOL, da_bool_of(a == b))                         \
+    L(P, NOT_EQUAL, NOTCOMPLEX, BOOL, da_bool_of(a != b))                     \
+    L(P, LESS,  NOTCOMPLEX, BOOL, da_bool_of(a < b))                          \
+    L(P, LESS_EQUAL, NOTCOMPLEX, BOOL, da_bool_of(a <= b))                    \
+    L(P, GREATER, NOTCOMPLEX, BOOL, da_bool_of(a > b))                        \
+    L(P, GREATER_EQUAL, NOTCOMPLEX, BOOL, da_bool_of(a >= b))                 \
+    L(P, FLOOR_DIVIDE, SINT, SAME, da_sint_floor_divide(a, b))                \
+    L(P, FLOOR_DIVIDE, UINT, SAME, da_uint_floor_divide(a, b))                \
+    L(P, FLOOR_DIVIDE, F32, SAME, da_f32_floor_divide(a, b))                  \
+    L(P, FLOOR_DIVIDE, F64, SAME, da_f64_floor_divide(a, b))                  \
+    L(P, REMAINDER, SINT, SAME, da_sint_remainder(a, b))                      \
+    L(P, REMAINDER, UINT, SAME, da_uint_remainder(a, b))                      \
+    L(P, REMAINDER, F32, SAME, da_f32_remainder(a, b))                        \
+    L(P, REMAINDER, F64, SAME, da_f64_remainder(a, b))                        \
+    L(P, POW,   SINT,  SAME, da_sint_pow(a, b))                               \
+    L(P, POW,   UINT,  SAME, da_uint_pow(a, b))                               \
+    L(P, POW,   FLOAT, SAME, da_math2(pow, a, b))                             \
+    L(P, BITWISE_AND, BOOL, SAME, da_bool_and(a, b))                          \
+    L(P, BITWISE_AND, SINT, SAME, da_sint_and(a, b))                          \
+    L(P, BITWISE_AND, UINT, SAME, da_uint_and(a, b))                          \
+    L(P, BITWISE_OR, BOOL, SAME, da_bool_or(a, b))                            \
+    L(P, BITWISE_OR, SINT, SAME, da_sint_or(a, b))                            \
+    L(P, BITWISE_OR, UINT, SAME, da_uint_or(a, b))                            \
+    L(P, BITWISE_XOR, BOOL, SAME, da_bool_xor(a, b))                          \
+    L(P, BITWISE_XOR, SINT, SAME, da_sint_xor(a, b))                          \
+    L(P, BITWISE_XOR, UINT, SAME, da_uint_xor(a, b))                          \
+    L(P, BITWISE_INVERT, BOOL, SAME, da_bool_not(a))                          \
+    L(P, BITWISE_INVERT, SINT, SAME, da_sint_invert(a))                       \
+    L(P, BITWISE_INVERT, UINT, SAME, da_uint_invert(a))                       \
+    L(P, BITWISE_LEFT_SHIFT, SINT, SAME, da_sint_left_shift(a, b))            \
+    L(P, BITWISE_LEFT_SHIFT, UINT, SAME, da_uint_left_shift(a, b))            \
+    L(P, BITWISE_RIGHT_SHIFT, SINT, SAME, da_sint_right_shift(a, b))          \
+    L(P, BITWISE_RIGHT_SHIFT, UINT, SAME, da_uint_right_shift(a, b))          \
+    L(P, ACOS, FLOAT, SAME, da_math1(acos, a))                                \
+    L(P, ACOSH, FLOAT, SAME, da_math1(acosh, a))                              \
+    L(P, ASIN, FLOAT, SAME, da_math1(asin, a))                                \
+    L(P, ASINH, FLOAT, SAME, da_math1(asinh, a))                              \
+    L(P, ATAN, FLOAT, SAME, da_math1(atan, a))                                \
+    L(P, ATANH, FLOAT, SAME, da_math1(atanh, a))                              \
+    L(P, COS, FLOAT, SAME, da_math1(cos, a))                                  \
+    L(P, COSH, FLOAT, SAME, da_math1(cosh, a))                                \
+    L(P, EXP, FLOAT, SAME, da_math1(exp, a))                                  \
+    L(P, EXPM1, FLOAT, SAME, da_math1(expm1, a))                              \
+    L(P, LOG, FLOAT, SAME, da_math1(log, a))                                  \
+    L(P, LOG1P, FLOAT, SAME, da_math1(log1p, a))                              \
+    L(P, LOG2, FLOAT, SAME, da_math1(log2, a))                                \
+    L(P, LOG10, FLOAT, SAME, da_math1(log10, a))                              \
+    L(P, SIN, FLOAT, SAME, da_math1(sin, a))                                  \
+    L(P, SINH, FLOAT, SAME, da_math1(sinh, a))                                \
+    L(P, SQRT, FLOAT, SAME, da_math1(sqrt, a))                                \
+    L(P, TAN, FLOAT, SAME, da_math1(tan, a))                                  \
+    L(P, TANH, FLOAT, SAME, da_math1(tanh, a))                                \
+    L(P, ATAN2, FLOAT, SAME, da_math2(atan2, a, b))                           \
+    L(P, COPYSIGN, FLOAT, SAME, da_math2(copysign, a, b))                     \
+    L(P, LOGADDEXP, F32, SAME, da_f32_logaddexp(a, b))                        \
+    L(P, LOGADDEXP, F64, SAME, da_f64_logaddexp(a, b))                        \
+    L(P, NEXTAFTER, FLOAT, SAME, da_math2(nextafter, a, b))                   \
+    L(P, NEXTAFTER_HALF, F32, SAME, da_f32_nextafter_half(a, b))              \
+    L(P, CEIL, BOOLINT, SAME, a)                                              \
+    L(P, CEIL, FLOAT, SAME, da_math1(ceil, a))                                \
+    L(P, FLOOR, BOOLINT, SAME, a)                                             \
+    L(P, FLOOR, FLOAT, SAME, da_math1(floor, a))                              \
+    L(P, TRUNC, BOOLINT, SAME, a)                                             \
+    L(P, TRUNC, FLOAT, SAME, da_math1(trunc, a))                              \
+    L(P, ROUND, INT, SAME, a)                                                 \
+    L(P, ROUND, FLOAT, SAME, da_math1(rint, a))                               \
+    L(P, CONJ, REAL, SAME, a)                                                 \
+    L(P, REAL, NOTCOMPLEX, SAME, a)                                           \
+    L(P, IMAG, NOTCOMPLEX, SAME, 0)                                           \
+    L(P, ISFINITE, FLOAT, BOOL, da_bool_of(isfinite(a)))                      \
+    L(P, ISINF, FLOAT, BOOL, da_bool_of(isinf(a)))                            \
+    L(P, ISNAN, FLOAT, BOOL, da_bool_of(isnan(a)))                            \
+    L(P, SIGNBIT, F32, BOOL, da_f32_signbit(a))                               \
+    L(P, SIGNBIT, F64, BOOL, da_f64_signbit(a))                               \
+    L(P, LOGICAL_AND, BOOL, SAME, da_bool_and(a, b))                          \
+    L(P, LOGICAL_OR, BOOL, SAME, da_bool_or(a, b))                            \
+    L(P, LOGICAL_XOR, BOOL, SAME, da_bool_xor(a, b))                          \
+    L(P, LOGICAL_NOT, BOOL, SAME, da_bool_not(a))                             \
+    L(P, MAXIMUM, BOOL, SAME, da_bool_or(a, b))                               \
+    L(P, MAXIMUM, SINT, SAME, da_sint_max(a, b))                              \
+    L(P, MAXIMUM, UINT, SAME, da_uint_max(a, b))                              \
+    L(P, MAXIMUM, F32, SAME, da_f32_max(a, b))                                \
+    L(P, MAXIMUM, F64, SAME, da_f64_max(a, b))                                \
+    L(P, MINIMUM, BOOL, SAME, da_bool_and(a, b))                              \
+    L(P, MINIMUM, SINT, SAME, da_sint_min(a, b))                              \
+    L(P, MINIMUM, UINT, SAME, da_uint_min(a, b))                              \
+    L(P, MINIMUM, F32, SAME, da_f32_min(a, b))                                \
+    L(P, MINIMUM, F64, SAME, da_f64_min(a, b))                                \
+    L(P, POSITIVE, REAL, SAME, a)                                             \
+    L(P, RECIPROCAL, SINT, SAME, da_sint_reciprocal(a))                       \
+    L(P, RECIPROCAL, UINT, SAME, da_uint_reciprocal(a))                       \
+    L(P, RECIPROCAL, FLOAT, SAME, 1 / a)                                      \
+    L(P, SIGN, SINT, SAME, da_sint_sign(a))                                   \
+    L(P, SIGN, UINT, SAME, da_uint_sign(a))                                   \
+    L(P, SIGN, F32, SAME, da_f32_sign(a))                                     \
+    L(P, SIGN, F64, SAME, da_f64_sign(a))                                     \
+    L(P, SQUARE, SINT, SAME, da_sint_mul(a, a))                               \
+    L(P, SQUARE, UINT, SAME, da_uint_mul(a, a))                               \
+    L(P, SQUARE, FLOAT, SAME, a * a)
 
 /* The class groups a loop row may name: Y(DA_CLASS_<X>, cname, ...) for
    each class in the group; cname is the class's name in dtypes.h. */
@@ -105,6 +345,8 @@
 #define DA_CLASSES_COMPLEX(Y, ...) DA_CLASSES_C64(Y, __VA_ARGS__) DA_CLASSES_C128(Y, __VA_ARGS__)
 #define DA_CLASSES_REAL(Y, ...) DA_CLASSES_INT(Y, __VA_ARGS__) DA_CLASSES_FLOAT(Y, __VA_ARGS__)
 #define DA_CLASSES_INEXACT(Y, ...) DA_CLASSES_FLOAT(Y, __VA_ARGS__) DA_CLASSES_COMPLEX(Y, __VA_ARGS__)
+#define DA_CLASSES_BOOLINT(Y, ...) DA_CLASSES_BOOL(Y, __VA_ARGS__) DA_CLASSES_INT(Y, __VA_ARGS__)
+#define DA_CLASSES_NOTCOMPLEX(Y, ...) DA_CLASSES_BOOL(Y, __VA_ARGS__) DA_CLASSES_REAL(Y, __VA_ARGS__)
 #define DA_CLASSES_ALL(Y, ...)                                                \
     DA_CLASSES_BOOL(Y, __VA_ARGS__) DA_CLASSES_REAL(Y, __VA_ARGS__)           \
     DA_CLASSES_COMPLEX(Y, __VA_ARGS__)
@@ -121,7 +363,7 @@ typedef enum {
 
 /* Result kinds and type rules, as the tables name them. */
 enum { DA_RESULT_SAME, DA_RESULT_BOOL, DA_RESULT_REAL };
-enum { DA_RULE_SAME, DA_RULE_FLOAT64, DA_RULE_INEXACT };
+enum { DA_RULE_SAME, DA_RULE_FLOAT64, DA_RULE_INEXACT, DA_RULE_NUMBER, DA_RULE_BOOL };
 
 /* The number of operands of an op (constexpr in CUDA, so kernels branch on
    it at compile time). */

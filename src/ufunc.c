@@ -73,6 +73,12 @@ ufunc_resolve(int op, int promoted, int *compute, int *cls, int *result)
     if (info->rule == DA_RULE_FLOAT64 && (kind == 'b' || kind == 'i' || kind == 'u')) {
         *compute = DA_FLOAT64;
     }
+    else if (info->rule == DA_RULE_NUMBER && kind == 'b') {
+        *compute = DA_INT8;
+    }
+    else if (info->rule == DA_RULE_BOOL) {
+        *compute = DA_BOOL;
+    }
     *cls = da_class_of(*compute);
     loop = ufunc_loops[op][*cls];
     if (loop == 0) {
@@ -240,6 +246,48 @@ ufunc_promote(int op, DeviceArrayObject *const *arrays, PyObject *const *operand
     return mapped;
 }
 
+/* When `scalar`, operand k of the comparison `op` on integers, failed to
+   convert with OverflowError (it is out of the dtype's range), NumPy 2
+   still compares: every element is below (or above) it.  1 with the
+   constant result in *value and the error cleared; 0 where this does not
+   apply (the error stays set); -1 on a new error. */
+static int
+ufunc_compare_out_of_range(int op, int k, PyObject *scalar, int cls, uint8_t *value)
+{
+    long long v;
+    int overflow, above;
+
+    if ((op != DA_OP_EQUAL && op != DA_OP_NOT_EQUAL && op != DA_OP_LESS &&
+         op != DA_OP_LESS_EQUAL && op != DA_OP_GREATER && op != DA_OP_GREATER_EQUAL) ||
+        (cls != DA_CLASS_SINT && cls != DA_CLASS_UINT) || PyBool_Check(scalar) ||
+        !PyLong_Check(scalar) || !PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        return 0;
+    }
+    PyErr_Clear();
+    v = PyLong_AsLongLongAndOverflow(scalar, &overflow);
+    if (v == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    /* whether the right operand is above the array's values */
+    above = (overflow > 0 || (overflow == 0 && v >= 0)) != (k == 0);
+    switch (op) {
+        case DA_OP_EQUAL:
+            *value = 0;
+            break;
+        case DA_OP_NOT_EQUAL:
+            *value = 1;
+            break;
+        case DA_OP_LESS:
+        case DA_OP_LESS_EQUAL:
+            *value = (uint8_t)above;
+            break;
+        default:
+            *value = (uint8_t)!above;
+            break;
+    }
+    return 1;
+}
+
 /* Check the in-place output `out` for a result of dtype `result` and shape
    shape[ndim]; 0, or -1 with an exception. */
 static int
@@ -281,10 +329,10 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
     const int nin = UFUNC_NIN(op);
     DeviceArrayObject *arrays[2] = {NULL, NULL}, *out = NULL, *copied = NULL;
     DeviceArrayObject *first = NULL;
-    da_scalar scalars[2];
+    da_scalar scalars[2], constant;
     char kinds[2] = {0, 0};
     int64_t shape[DA_MAXDIMS];
-    int k, ndim, promoted, compute, cls, result;
+    int k, ndim, promoted, compute, cls, result, fill = 0;
 
     for (k = 0; k < nin; k++) {
         if (DeviceArray_Check(operands[k])) {
@@ -323,13 +371,31 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
         /* range-checked against the dtype the op computes in: int / int
            runs in float64, where NumPy converts a Python int unchecked */
         if (scalar_from_python(operands[k], compute, cls, &scalars[k]) < 0) {
-            return NULL;
+            int known = inplace ? 0
+                                : ufunc_compare_out_of_range(op, k, operands[k], cls,
+                                                             &constant.b);
+            if (known <= 0) {
+                return NULL;
+            }
+            fill = 1;
+            continue;
         }
         /* a weak scalar takes the computed dtype's precision first, as
            NumPy casts it to that dtype before the loop runs */
         if (compute == DA_FLOAT16) {
             scalars[k].f32 = da_half_to_float(da_float_to_half(scalars[k].f32));
         }
+        /* the kernels cannot raise for a negative integer exponent (see
+           ops_int.h), but a scalar one is known here: NumPy's error */
+        if (op == DA_OP_POW && k == 1 && cls == DA_CLASS_SINT && scalars[k].s < 0) {
+            PyErr_SetString(PyExc_ValueError,
+                            "Integers to negative integer powers are not allowed.");
+            return NULL;
+        }
+    }
+    /* float16 computes in float32, whose next value is not float16's */
+    if (op == DA_OP_NEXTAFTER && compute == DA_FLOAT16) {
+        op = DA_OP_NEXTAFTER_HALF;
     }
 
     ndim = first->ndim;
@@ -366,7 +432,13 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
             return NULL;
         }
     }
-    if (elementwise_run(op, cls, out, nin, arrays, scalars) < 0) {
+    if (fill) {
+        DeviceArrayObject *none[1] = {NULL};
+        if (elementwise_run(DA_OP_COPY, DA_CLASS_BOOL, out, 1, none, &constant) < 0) {
+            Py_CLEAR(out);
+        }
+    }
+    else if (elementwise_run(op, cls, out, nin, arrays, scalars) < 0) {
         Py_CLEAR(out);
     }
     Py_XDECREF(copied);
