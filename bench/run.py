@@ -410,6 +410,40 @@ def exchange_rows(bench, x):
     return rows
 
 
+def library_functions(bench, name):
+    """{lib: the library's own elementwise function `name`}, looked up at the
+    call, so a library without it records an error in the row."""
+    return {"devarray": lambda a: getattr(devarray, name)(a),
+            "cupy": lambda a: getattr(bench.cupy, name)(a),
+            "torch": lambda a: getattr(bench.torch, name)(a)}
+
+
+def less(a, b):
+    return a < b
+
+
+def function_rows(bench, rng, log2n):
+    """Elementwise functions beyond + at 2^log2n float32: math functions, a
+    predicate and a comparison (a result dtype other than the operands'),
+    each against the copy bandwidth and each library's own function."""
+    n = 1 << log2n
+    size = "2^%d" % log2n
+    target = [["copy", 0.9, ">= 90% copy BW"], ["peer", "torch", 1.0, "<= PyTorch"],
+              ["peer", "cupy", 1.0, "<= CuPy"]]
+    a, b = random_array(rng, n, np.float32), random_array(rng, n, np.float32)
+    rows = []
+    # bytes per element: the float32 read plus the result written
+    for name, dtype, nbytes in (("exp", "float32", 8), ("sqrt", "float32", 8),
+                                ("abs", "float32", 8), ("isnan", "float32 -> bool", 5)):
+        rows.append(bench.op_row(new_row(
+            name + "-float32", name + "(a)", size, dtype, GPU_LIBS, nbytes * n, True, target),
+            library_functions(bench, name), [a]))
+    rows.append(bench.op_row(new_row(
+        "less-float32", "a < b", size, "float32 -> bool", GPU_LIBS, 9 * n, True, target),
+        less, [a, b]))
+    return rows
+
+
 def numba_device_array(x):
     """x on the device as a numba.cuda array (the foreign producer of the
     import row), or None when Numba is missing: the row then records errors."""
@@ -441,6 +475,10 @@ def gpu_rows(bench, log2n):
         target=[["peer", "torch", 0.75, "<= 0.75x PyTorch"],
                 ["peer", "cupy", 0.6, "<= 0.6x CuPy"]]),
         {lib: lambda a: a + a for lib in libs}, x))
+    rows.append(bench.small_row(new_row(
+        "small-exp", "host overhead: exp(a)", small, "float32", libs,
+        target=[["peer", "torch", 0.75, "<= 0.75x PyTorch"]]),
+        library_functions(bench, "exp"), x))
     rows.append(bench.small_row(new_row(
         "small-sum", "host overhead: a.sum()", small, "float32", libs,
         target=[["peer", "torch", 0.75, "<= 0.75x PyTorch"]]),
@@ -485,6 +523,8 @@ def gpu_rows(bench, log2n):
                 [["row", "add-float64", 1.5, "<= 1.5x float64 a + b"]]), add, [i, a]))
             del i
         del a, b
+
+    rows += function_rows(bench, rng, log2n)
 
     x = random_array(rng, TRANSFER_BYTES // 4, np.float32)
     mib = fmt_bytes(TRANSFER_BYTES)
@@ -753,7 +793,8 @@ def docs_page(result):
             "time over the fastest other library's (below 1 is faster).  *GB/s* is",
             "devarray's bytes moved over its time: `a + b` reads two arrays and writes",
             "one, `sum` reads one, the copy reads and writes one, the expression counts",
-            "its four separate ops, transfers count the bytes sent once.  *% of copy BW*",
+            "its four separate ops, the functions (`exp(a)`, `a < b`, ...) their operands",
+            "read and their result written, transfers count the bytes sent once.  *% of copy BW*",
             "compares it with the fastest device-to-device copy measured in the first row.",
             "Device rows are timed with CUDA events on the legacy default stream, the",
             "median of %d ops queued back to back; host-overhead rows are wall time over"

@@ -131,14 +131,16 @@ DA_DEFINE_CLASS(DA_CLASS_C128, c128, da_c128, c128)
 /* ---- element functions ------------------------------------------------- */
 
 /* op_fn<op, class>::apply(a, b) is the element function of the pair
-   (optable.h); defined only for the pairs of DA_FOR_EACH_KERNEL, so an
-   unsupported one cannot be instantiated. */
+   (optable.h) and ::result its DA_RESULT_<kind>; defined only for the
+   pairs of DA_FOR_EACH_KERNEL, so an unsupported one cannot be
+   instantiated. */
 template <int Op, int Cls>
 struct op_fn;
 
 #define DA_DEFINE_OP_FN(OP, CLS, CNAME, RESULT, RNAME, FN, EXPR)            \
     template <>                                                             \
     struct op_fn<OP, CLS> {                                                 \
+        static constexpr int result = RESULT;                               \
         template <typename T>                                               \
         static __device__ __forceinline__ auto                              \
         apply(T a, T b)                                                     \
