@@ -25,6 +25,7 @@
 #include "elementwise.h"
 #include "hostbuffer.h"
 #include "manipulation.h"
+#include "select.h"
 #include "namespace.h"
 #include "pool.h"
 #include "reduce.h"
@@ -464,7 +465,7 @@ PyInit__core(void)
         array_module_init(module) < 0 ||
         arraytype_module_init(module) < 0 || hostbuffer_module_init(module) < 0 ||
         dlpack_module_init(module) < 0 || ufunc_module_init(module) < 0 ||
-        manipulation_module_init(module) < 0 ||
+        manipulation_module_init(module) < 0 || select_module_init(module) < 0 ||
         capi_module_init(module) < 0 ||
         dtypefuncs_module_init(module) < 0 || namespace_module_init(module) < 0 ||
         module_add_all(module) < 0) {
