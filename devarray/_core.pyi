@@ -385,6 +385,9 @@ def clip(
     max: _Operand | None = None,
 ) -> DeviceArray: ...
 
+# Searching.
+def where(condition: DeviceArray, x1: _Operand, x2: _Operand, /) -> DeviceArray: ...
+
 # Reductions.
 def all(
     x: DeviceArray,

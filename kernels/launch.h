@@ -70,6 +70,35 @@ typedef struct {
     da_operand in[2];
 } da_elementwise;
 
+/* The bytes of one element of up to 16 bytes (a scalar operand of where). */
+typedef union {
+    uint8_t bytes[16];
+    uint64_t words[2];
+} da_where_value;
+
+/*
+ * where(): out = cond ? x1 : x2 for each element, moving the bits of one
+ * element of `itemsize` bytes (1, 2, 4, 8 or 16) as they are (NaN payloads
+ * and signed zeros kept).  x1, x2 and out share one dtype; cond holds bool
+ * bytes (0 or 1).  The core has broadcast the operands and merged
+ * dimensions contiguous in all of them, as for da_elementwise: strides are
+ * in bytes, 0 along broadcast dimensions, in the order out, cond, x1, x2.
+ * x[k] == NULL means operand k is the element value[k] (strides unread).
+ * ndim >= 1 and size == product(shape) > 0.  out does not overlap any
+ * input.
+ */
+typedef struct {
+    int ndim;
+    int itemsize;
+    int64_t size;
+    int64_t shape[DA_MAXDIMS];
+    char *out;
+    const char *cond;
+    const char *x[2];
+    da_where_value value[2];
+    int64_t strides[4][DA_MAXDIMS];
+} da_where;
+
 /*
  * Sum `nsegments` contiguous segments of `seglen` elements each, from `in`
  * (dtype in_typenum) into `out`: nsegments contiguous values of dtype
@@ -164,6 +193,7 @@ int da_host_sum(const void *in, int in_typenum, void *out, int acc_typenum,
 int da_host_range(const da_range *r);
 int da_host_linspace(const da_linspace *l);
 int da_host_tri(const da_tri *t);
+int da_host_where(const da_where *w);
 
 #ifdef DEVARRAY_HAVE_CUDA
 cudaError_t da_cuda_elementwise(int op, int cls, const da_elementwise *e,
@@ -178,6 +208,7 @@ cudaError_t da_cuda_sum(void *temp, size_t *temp_bytes, const void *in,
 cudaError_t da_cuda_range(const da_range *r, cudaStream_t stream);
 cudaError_t da_cuda_linspace(const da_linspace *l, cudaStream_t stream);
 cudaError_t da_cuda_tri(const da_tri *t, cudaStream_t stream);
+cudaError_t da_cuda_where(const da_where *w, cudaStream_t stream);
 #endif
 
 #ifdef __cplusplus

@@ -95,6 +95,23 @@ backend_elementwise(int backend, int op, int cls, const da_elementwise *e)
     return 0;
 }
 
+int
+backend_where(int backend, const da_where *w)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = da_cuda_where(w, 0);
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "where kernel");
+    }
+#else
+    (void)backend;
+#endif
+    if (da_host_where(w) != 0) {
+        return host_contract_error("where");
+    }
+    return 0;
+}
+
 #ifdef DEVARRAY_HAVE_CUDA
 /* Reductions' temporary storage up to this size comes from one block kept
    for the process: every reduction is queued on the same stream, so uses of

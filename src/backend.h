@@ -30,6 +30,9 @@ int backend_default(void);
 /* Run one elementwise op (see kernels/launch.h) on `backend`. */
 int backend_elementwise(int backend, int op, int cls, const da_elementwise *e);
 
+/* out = cond ? x1 : x2 per element (see kernels/launch.h) on `backend`. */
+int backend_where(int backend, const da_where *w);
+
 /* Segmented sum (see kernels/launch.h); temporary storage from the pool. */
 int backend_sum(int backend, const void *in, int in_typenum, void *out,
                 int acc_typenum, int64_t nsegments, int64_t seglen);

@@ -24,6 +24,7 @@
 #include "logical_reduce.h"
 #include "manipulation.h"
 #include "namespace.h"
+#include "select.h"
 #include "pool.h"
 #include "reduce.h"
 #include "ufunc.h"
@@ -110,7 +111,7 @@ PyInit__core(void)
         dlpack_module_init(module) < 0 || ufunc_module_init(module) < 0 ||
         creation_module_init(module) < 0 ||
         manipulation_module_init(module) < 0 ||
-        logical_reduce_module_init(module) < 0 ||
+        logical_reduce_module_init(module) < 0 || select_module_init(module) < 0 ||
         capi_module_init(module) < 0 ||
         dtypefuncs_module_init(module) < 0 || namespace_module_init(module) < 0 ||
         module_add_all(module) < 0) {
