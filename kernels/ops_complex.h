@@ -110,6 +110,8 @@ typedef double _Complex da_c128_cx_t;
     /* The spec's special values where thrust's differ from glibc's: log      \
        of an infinity with a nan is +inf + nan j; tanh(+-0 + i inf or nan)    \
        is +-0 + nan j (tan(z) = -i tanh(iz), so tan(inf or nan +- 0j) too);   \
+       tanh(+-inf + y j) for finite y is +-1 + 0j with y's sign (the spec's   \
+       +0 for every y > 0, where C99 takes the sign of sin(2y));              \
        acosh(+-0 + nan j) is nan + pi/2 j. */                                 \
     DA_HD_CALLED CT da_##cls##_log(CT a)                                      \
     {                                                                         \
@@ -122,6 +124,10 @@ typedef double _Complex da_c128_cx_t;
     {                                                                         \
         if (a.re == 0 && !isfinite(a.im)) {                                   \
             return da_##cls##_pack(a.re, (RT)NAN);                            \
+        }                                                                     \
+        if (isinf(a.re) && isfinite(a.im)) {                                  \
+            return da_##cls##_pack(a.re > 0 ? (RT)1 : (RT)-1,                 \
+                                   (RT)copysign(0.0, (double)a.im));          \
         }                                                                     \
         return da_##cls##_lib_tanh(a);                                        \
     }                                                                         \

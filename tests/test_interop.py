@@ -255,7 +255,7 @@ def test_from_dlpack_is_public():
 # ---- DLPack protocol details (both backends) -----------------------------------------
 
 def _own_device(d):
-    return (KDLCUDA, d.device) if d.__dlpack_device__()[0] == KDLCUDA else (KDLCPU, 0)
+    return (KDLCUDA, d.device.id) if d.__dlpack_device__()[0] == KDLCUDA else (KDLCPU, 0)
 
 
 def test_dlpack_device(backend, rng):

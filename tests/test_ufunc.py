@@ -422,7 +422,10 @@ def test_float_special_cases(backend, dtype):
         expected = np.where(one_inf, a / b, np.floor_divide(a, b))
     got = devarray.floor_divide(da_a, da_b)
     assert_values(got, expected)
-    assert (np.signbit(values(got)) == np.signbit(expected)).all()
+    # signed zeros and infinities (a NaN's sign bit is not a value: CUDA's
+    # default NaN is positive, x86's negative)
+    numbers = ~np.isnan(expected)
+    assert (np.signbit(values(got)) == np.signbit(expected))[numbers].all()
     assert np.isinf(expected[one_inf & np.isinf(a)]).all()
     for name in ("remainder", "pow", "copysign", "maximum", "minimum",
                  "nextafter", "logaddexp", "atan2", "hypot", "equal", "less",
