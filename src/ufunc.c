@@ -578,8 +578,12 @@ ufunc_clip_bound(const char *what, PyObject *obj, const DeviceArrayObject *x, in
     }
     if (scalar_from_python(obj, x->typenum, cls, scalar) < 0) {
         long long v;
-        int overflow, bits = 8 * da_itemsize(x->typenum);
-        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        int overflow;
+        /* an integer x has at most 64 bits (spelt so the analysers see it) */
+        const int bits = da_itemsize(x->typenum) >= 8 ? 64 : 8 * da_itemsize(x->typenum);
+        /* an int bound past an integer dtype's range saturates to it */
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError) ||
+            (cls != DA_CLASS_SINT && cls != DA_CLASS_UINT)) {
             return -1;
         }
         PyErr_Clear();
@@ -588,7 +592,9 @@ ufunc_clip_bound(const char *what, PyObject *obj, const DeviceArrayObject *x, in
             return -1;
         }
         if (overflow < 0 || (overflow == 0 && v < 0)) {
-            scalar->s = cls == DA_CLASS_UINT ? 0 : (int64_t)(UINT64_C(1) << (bits - 1)) * -1;
+            /* -2**(bits - 1), without overflowing int64 on the way */
+            scalar->s = cls == DA_CLASS_UINT ? 0
+                                             : -(int64_t)((UINT64_C(1) << (bits - 1)) - 1) - 1;
         }
         else if (cls == DA_CLASS_UINT) {
             scalar->u = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;

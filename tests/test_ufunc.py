@@ -559,6 +559,13 @@ def test_clip_scalar_rules(backend):
     assert_values(devarray.clip(d, -1000, 1000), x)
     assert_values(devarray.clip(d, 1000), np.full(4, 127, dtype=np.int8))
     assert_values(devarray.clip(d, max=-1000), np.full(4, -128, dtype=np.int8))
+    # and at 64 bits, the ends of int64 and uint64 themselves
+    for dt in (np.int64, np.uint64):
+        info = np.iinfo(dt)
+        d64 = devarray.asarray(np.array([0, 1, info.max, info.min], dtype=dt))
+        assert_values(devarray.clip(d64, -(2 ** 70), 2 ** 70), np.asarray(d64.to_host()))
+        assert_values(devarray.clip(d64, max=-(2 ** 70)), np.full(4, info.min, dtype=dt))
+        assert_values(devarray.clip(d64, 2 ** 70), np.full(4, info.max, dtype=dt))
     assert_values(devarray.clip(d, True, 3), np.clip(x, 1, 3))
     f = np.array([np.nan, -1.5, 0.25, 2.5, np.inf, -np.inf], dtype=np.float16)
     df = devarray.asarray(f)
