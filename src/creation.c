@@ -240,17 +240,10 @@ creation_to_device(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 static int
 creation_scalar_typenum(PyObject *value, int *typenum)
 {
-    if (PyBool_Check(value)) {
-        *typenum = DA_BOOL;
-    }
-    else if (PyLong_Check(value)) {
-        *typenum = DA_INT64;
-    }
-    else if (PyFloat_Check(value)) {
-        *typenum = DA_FLOAT64;
-    }
-    else if (PyComplex_Check(value)) {
-        *typenum = DA_COMPLEX128;
+    const char kind = scalar_python_kind(value);
+
+    if (kind != 0) {
+        *typenum = scalar_default_typenum(kind);
     }
     else {
         PyErr_Format(PyExc_TypeError,

@@ -22,47 +22,6 @@
 #include "dtype.h"
 #include "scalar.h"
 
-/* The kind of a Python scalar ('b', 'i', 'f', 'c'), or 0 when `obj` is
-   not one. */
-static char
-select_scalar_kind(PyObject *obj)
-{
-    if (PyBool_Check(obj)) {
-        return 'b';
-    }
-    if (PyLong_Check(obj)) {
-        return 'i';
-    }
-    if (PyFloat_Check(obj)) {
-        return 'f';
-    }
-    return PyComplex_Check(obj) ? 'c' : 0;
-}
-
-/* NEP 50 makes only the exact Python types weak; a subclass (numpy.float64
-   is one of float) is strong, of its kind's default dtype. */
-static int
-select_scalar_is_weak(PyObject *obj)
-{
-    return PyBool_Check(obj) || PyLong_CheckExact(obj) || PyFloat_CheckExact(obj) ||
-           PyComplex_CheckExact(obj);
-}
-
-static int
-select_strong_scalar_typenum(char kind)
-{
-    switch (kind) {
-        case 'b':
-            return DA_BOOL;
-        case 'i':
-            return DA_INT64;
-        case 'f':
-            return DA_FLOAT64;
-        default:
-            return DA_COMPLEX128;
-    }
-}
-
 static int
 select_check_same_backend(const DeviceArrayObject *a, const DeviceArrayObject *b)
 {
@@ -278,7 +237,7 @@ select_where(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t narg
             result = result < 0 ? arrays[k]->typenum
                                 : dtype_promote(result, arrays[k]->typenum);
         }
-        else if ((kinds[k - 1] = select_scalar_kind(args[k])) == 0) {
+        else if ((kinds[k - 1] = scalar_python_kind(args[k])) == 0) {
             PyErr_Format(PyExc_TypeError,
                          "where() x%d must be a DeviceArray or a Python bool, int, "
                          "float or complex, not %.200s",
@@ -293,12 +252,12 @@ select_where(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t narg
     }
     /* strong scalars take part as their default dtype, weak ones after */
     for (k = 1; k < 3; k++) {
-        if (arrays[k] == NULL && !select_scalar_is_weak(args[k])) {
-            result = dtype_promote(result, select_strong_scalar_typenum(kinds[k - 1]));
+        if (arrays[k] == NULL && !scalar_is_weak(args[k])) {
+            result = dtype_promote(result, scalar_default_typenum(kinds[k - 1]));
         }
     }
     for (k = 1; k < 3; k++) {
-        if (arrays[k] == NULL && select_scalar_is_weak(args[k])) {
+        if (arrays[k] == NULL && scalar_is_weak(args[k])) {
             result = dtype_promote_weak(result, kinds[k - 1]);
             if (result < 0) {
                 return NULL;

@@ -205,8 +205,7 @@ setitem_assign(DeviceArrayObject *self, PyObject *key, PyObject *value)
     if (target == NULL) {
         return -1;
     }
-    if (PyBool_Check(value) || PyLong_Check(value) || PyFloat_Check(value) ||
-        PyComplex_Check(value)) {
+    if (scalar_python_kind(value) != 0) {
         status = setitem_fill_scalar(target, value);
         goto done;
     }

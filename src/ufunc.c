@@ -131,50 +131,6 @@ ufunc_run_op(int op, int compute, int cls)
 
 /* ---- operands ------------------------------------------------------------ */
 
-/* The kind of a Python scalar operand ('b', 'i', 'f', 'c'), or 0 when `obj`
-   is not one. */
-static char
-ufunc_scalar_kind(PyObject *obj)
-{
-    if (PyBool_Check(obj)) {
-        return 'b';
-    }
-    if (PyLong_Check(obj)) {
-        return 'i';
-    }
-    if (PyFloat_Check(obj)) {
-        return 'f';
-    }
-    if (PyComplex_Check(obj)) {
-        return 'c';
-    }
-    return 0;
-}
-
-/* NEP 50 makes only the exact Python types weak; a subclass (numpy.float64
-   is one of float) takes part in promotion as its default dtype. */
-static int
-ufunc_scalar_is_weak(PyObject *obj)
-{
-    return PyBool_Check(obj) || PyLong_CheckExact(obj) || PyFloat_CheckExact(obj) ||
-           PyComplex_CheckExact(obj);
-}
-
-static int
-ufunc_strong_scalar_typenum(char kind)
-{
-    switch (kind) {
-        case 'b':
-            return DA_BOOL;
-        case 'i':
-            return DA_INT64;
-        case 'f':
-            return DA_FLOAT64;
-        default:
-            return DA_COMPLEX128;
-    }
-}
-
 /* Two arrays must live in the same memory space to meet in one kernel. */
 static int
 ufunc_check_same_backend(const DeviceArrayObject *a, const DeviceArrayObject *b)
@@ -251,8 +207,8 @@ ufunc_promote(int op, DeviceArrayObject *const *arrays, PyObject *const *operand
             }
             typenum = arrays[k]->typenum;
         }
-        else if (!ufunc_scalar_is_weak(operands[k])) {
-            typenum = ufunc_strong_scalar_typenum(kinds[k]);
+        else if (!scalar_is_weak(operands[k])) {
+            typenum = scalar_default_typenum(kinds[k]);
         }
         else {
             continue;
@@ -263,7 +219,7 @@ ufunc_promote(int op, DeviceArrayObject *const *arrays, PyObject *const *operand
     }
     for (k = 0; k < nin; k++) {
         int typenum;
-        if (arrays[k] != NULL || !ufunc_scalar_is_weak(operands[k])) {
+        if (arrays[k] != NULL || !scalar_is_weak(operands[k])) {
             continue;
         }
         typenum = dtype_promote_weak(strong, kinds[k]);
@@ -367,7 +323,7 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
                 first = arrays[k];
             }
         }
-        else if ((kinds[k] = ufunc_scalar_kind(operands[k])) == 0) {
+        else if ((kinds[k] = scalar_python_kind(operands[k])) == 0) {
             if (is_operator) {
                 Py_RETURN_NOTIMPLEMENTED;
             }
@@ -567,7 +523,7 @@ ufunc_clip_bound(const char *what, PyObject *obj, const DeviceArrayObject *x, in
         }
         return 0;
     }
-    kind = ufunc_scalar_kind(obj);
+    kind = scalar_python_kind(obj);
     if (kind == 0 || (kind != 'b' && xkind == 'b') || kind == 'c' ||
         (kind == 'f' && xkind != 'f')) {
         PyErr_Format(PyExc_TypeError,
