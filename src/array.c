@@ -293,6 +293,51 @@ array_normalize_axis(PyObject *value, int ndim, int *axis)
     return 0;
 }
 
+/* ---- memory and place -------------------------------------------------- */
+
+int
+array_memory_overlap(const DeviceArrayObject *a, const DeviceArrayObject *b)
+{
+    const DeviceArrayObject *arrays[2] = {a, b};
+    const char *lo[2], *hi[2];
+    int k, i;
+
+    /* addresses of different backends are in different memory spaces */
+    if (a->size == 0 || b->size == 0 || a->backend != b->backend) {
+        return 0;
+    }
+    for (k = 0; k < 2; k++) {
+        const DeviceArrayObject *x = arrays[k];
+        lo[k] = hi[k] = x->data;
+        for (i = 0; i < x->ndim; i++) {
+            int64_t extent = (DA_SHAPE(x)[i] - 1) * DA_STRIDES(x)[i];
+            if (extent < 0) {
+                lo[k] += extent;
+            }
+            else {
+                hi[k] += extent;
+            }
+        }
+        hi[k] += DA_ITEMSIZE(x);
+    }
+    return lo[0] < hi[1] && lo[1] < hi[0];
+}
+
+int
+array_check_same_place(const char *func, const DeviceArrayObject *a,
+                       const DeviceArrayObject *b)
+{
+    if (a->backend != b->backend || a->device != b->device) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): operands are on different backends or devices "
+                     "(%s:%d and %s:%d); copy one with to_host() and to_device()",
+                     func, a->backend == DA_BACKEND_CUDA ? "cuda" : "host", a->device,
+                     b->backend == DA_BACKEND_CUDA ? "cuda" : "host", b->device);
+        return -1;
+    }
+    return 0;
+}
+
 PyTypeObject DeviceArray_Type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "devarray.DeviceArray",

@@ -91,4 +91,12 @@ int array_parse_shape(PyObject *obj, int64_t *shape);
    AxisError, a subclass of both IndexError and ValueError) raised here too. */
 int array_normalize_axis(PyObject *value, int ndim, int *axis);
 
+/* Whether the memory spans of a and b intersect (never across backends). */
+int array_memory_overlap(const DeviceArrayObject *a, const DeviceArrayObject *b);
+
+/* 0 when a and b are on one backend and device (to meet in one kernel),
+   else -1 with ValueError naming `func` and both places. */
+int array_check_same_place(const char *func, const DeviceArrayObject *a,
+                           const DeviceArrayObject *b);
+
 #endif /* DEVARRAY_SRC_ARRAY_H_ */

@@ -22,20 +22,6 @@
 #include "dtype.h"
 #include "scalar.h"
 
-static int
-select_check_same_backend(const DeviceArrayObject *a, const DeviceArrayObject *b)
-{
-    if (a->backend != b->backend || a->device != b->device) {
-        PyErr_Format(PyExc_ValueError,
-                     "where() operands are on different backends or devices "
-                     "(%s:%d and %s:%d); copy one with to_host() and to_device()",
-                     a->backend == DA_BACKEND_CUDA ? "cuda" : "host", a->device,
-                     b->backend == DA_BACKEND_CUDA ? "cuda" : "host", b->device);
-        return -1;
-    }
-    return 0;
-}
-
 /* The broadcast shape of the arrays (NULL entries skipped) into shape;
    its ndim, or -1 with NumPy's ValueError naming every shape. */
 static int
@@ -231,7 +217,7 @@ select_where(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t narg
     for (k = 1; k < 3; k++) {
         if (DeviceArray_Check(args[k])) {
             arrays[k] = (DeviceArrayObject *)args[k];
-            if (select_check_same_backend(arrays[0], arrays[k]) < 0) {
+            if (array_check_same_place("where", arrays[0], arrays[k]) < 0) {
                 return NULL;
             }
             result = result < 0 ? arrays[k]->typenum

@@ -131,48 +131,6 @@ ufunc_run_op(int op, int compute, int cls)
 
 /* ---- operands ------------------------------------------------------------ */
 
-/* Two arrays must live in the same memory space to meet in one kernel. */
-static int
-ufunc_check_same_backend(const DeviceArrayObject *a, const DeviceArrayObject *b)
-{
-    if (a->backend != b->backend || a->device != b->device) {
-        PyErr_Format(PyExc_ValueError,
-                     "operands are on different backends or devices (%s:%d "
-                     "and %s:%d); copy one with to_host() and to_device()",
-                     a->backend == DA_BACKEND_CUDA ? "cuda" : "host", a->device,
-                     b->backend == DA_BACKEND_CUDA ? "cuda" : "host", b->device);
-        return -1;
-    }
-    return 0;
-}
-
-/* Whether the memory spans of a and b intersect. */
-static int
-ufunc_arrays_overlap(const DeviceArrayObject *a, const DeviceArrayObject *b)
-{
-    const DeviceArrayObject *arrays[2] = {a, b};
-    char *lo[2], *hi[2];
-    int k, i;
-    if (a->size == 0 || b->size == 0) {
-        return 0;
-    }
-    for (k = 0; k < 2; k++) {
-        const DeviceArrayObject *x = arrays[k];
-        lo[k] = hi[k] = x->data;
-        for (i = 0; i < x->ndim; i++) {
-            int64_t extent = (DA_SHAPE(x)[i] - 1) * DA_STRIDES(x)[i];
-            if (extent < 0) {
-                lo[k] += extent;
-            }
-            else {
-                hi[k] += extent;
-            }
-        }
-        hi[k] += DA_ITEMSIZE(x);
-    }
-    return lo[0] < hi[1] && lo[1] < hi[0];
-}
-
 static int
 ufunc_same_layout(const DeviceArrayObject *a, const DeviceArrayObject *b)
 {
@@ -202,7 +160,7 @@ ufunc_promote(int op, DeviceArrayObject *const *arrays, PyObject *const *operand
             if (first == NULL) {
                 first = arrays[k];
             }
-            else if (ufunc_check_same_backend(first, arrays[k]) < 0) {
+            else if (array_check_same_place(ufunc_table[op].name, first, arrays[k]) < 0) {
                 return -1;
             }
             typenum = arrays[k]->typenum;
@@ -393,7 +351,7 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
         /* out is about to be overwritten while the kernel may still read a
            partially overlapping input: read from a copy, as NumPy does */
         if (nin == 2 && arrays[1] != NULL && arrays[1] != out && arrays[1]->size > 0 &&
-            ufunc_arrays_overlap(out, arrays[1]) && !ufunc_same_layout(out, arrays[1])) {
+            array_memory_overlap(out, arrays[1]) && !ufunc_same_layout(out, arrays[1])) {
             copied = array_new(arrays[1]->backend, arrays[1]->typenum,
                                arrays[1]->ndim, DA_SHAPE(arrays[1]));
             if (copied == NULL || elementwise_copy(copied, arrays[1]) < 0) {
@@ -508,7 +466,7 @@ ufunc_clip_bound(const char *what, PyObject *obj, const DeviceArrayObject *x, in
     }
     if (DeviceArray_Check(obj)) {
         *array = (DeviceArrayObject *)obj;
-        if (ufunc_check_same_backend(x, *array) < 0) {
+        if (array_check_same_place("clip", x, *array) < 0) {
             return -1;
         }
         /* a wider float bound is rounded to x's float dtype (same kind, as
