@@ -293,6 +293,36 @@ array_normalize_axis(PyObject *value, int ndim, int *axis)
     return 0;
 }
 
+int
+array_normalize_axes(PyObject *seq, int ndim, const char *repeated, int *axes)
+{
+    int seen[DA_MAXDIMS] = {0}, value;
+    PyObject *fast;
+    Py_ssize_t n, i;
+
+    fast = PySequence_Fast(seq, "axes must be a sequence of ints");
+    if (fast == NULL) {
+        return -1;
+    }
+    n = PySequence_Fast_GET_SIZE(fast);
+    for (i = 0; i < n; i++) {
+        if (array_normalize_axis(PySequence_Fast_GET_ITEM(fast, i), ndim, &value) < 0) {
+            goto error;
+        }
+        /* checked before storing: at most ndim <= DA_MAXDIMS are stored */
+        if (seen[value]++) {
+            PyErr_SetString(PyExc_ValueError, repeated);
+            goto error;
+        }
+        axes[i] = value;
+    }
+    Py_DECREF(fast);
+    return (int)n;
+error:
+    Py_DECREF(fast);
+    return -1;
+}
+
 /* ---- memory and place -------------------------------------------------- */
 
 int

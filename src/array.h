@@ -91,6 +91,12 @@ int array_parse_shape(PyObject *obj, int64_t *shape);
    AxisError, a subclass of both IndexError and ValueError) raised here too. */
 int array_normalize_axis(PyObject *value, int ndim, int *axis);
 
+/* Each axis of `seq` (a tuple or list) normalised as by
+   array_normalize_axis into axes[], in order; a repeated axis raises
+   ValueError(`repeated`), NumPy's wording differing by caller.  Returns
+   the count, or -1 with an exception. */
+int array_normalize_axes(PyObject *seq, int ndim, const char *repeated, int *axes);
+
 /* Whether the memory spans of a and b intersect (never across backends). */
 int array_memory_overlap(const DeviceArrayObject *a, const DeviceArrayObject *b);
 
