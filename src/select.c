@@ -20,6 +20,7 @@
 #include "backend.h"
 #include "copy.h"
 #include "dtype.h"
+#include "elementwise.h"
 #include "scalar.h"
 
 /* The broadcast shape of the arrays (NULL entries skipped) into shape;
@@ -111,37 +112,14 @@ select_scalar_bytes(PyObject *obj, int typenum, da_where_value *value)
     return 0;
 }
 
-/* Drop extent-1 dimensions and merge dimensions contiguous in every
-   operand (elementwise.c's rule, over four operands); ndim >= 1 after. */
+/* elementwise_collapse over the four operands; ndim >= 1 after. */
 static void
 select_collapse(da_where *w)
 {
-    int src, dst = 0, k;
+    int64_t *strides[4] = {w->strides[0], w->strides[1], w->strides[2], w->strides[3]};
+    int dst = elementwise_collapse(w->ndim, w->shape, 4, strides);
+    int k;
 
-    for (src = 0; src < w->ndim; src++) {
-        if (w->shape[src] == 1) {
-            continue;
-        }
-        if (dst > 0) {
-            int mergeable = 1;
-            for (k = 0; k < 4; k++) {
-                mergeable = mergeable && w->strides[k][dst - 1] ==
-                                             w->strides[k][src] * w->shape[src];
-            }
-            if (mergeable) {
-                w->shape[dst - 1] *= w->shape[src];
-                for (k = 0; k < 4; k++) {
-                    w->strides[k][dst - 1] = w->strides[k][src];
-                }
-                continue;
-            }
-        }
-        w->shape[dst] = w->shape[src];
-        for (k = 0; k < 4; k++) {
-            w->strides[k][dst] = w->strides[k][src];
-        }
-        dst++;
-    }
     if (dst == 0) {
         /* one element: give it contiguous strides, the kernels' fast path */
         w->shape[0] = 1;
