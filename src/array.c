@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 
+#include "backend.h"
 #include "device.h"
 
 PyObject *array_AxisError = NULL;
@@ -361,8 +362,8 @@ array_check_same_place(const char *func, const DeviceArrayObject *a,
         PyErr_Format(PyExc_ValueError,
                      "%s(): operands are on different backends or devices "
                      "(%s:%d and %s:%d); copy one with to_host() and to_device()",
-                     func, a->backend == DA_BACKEND_CUDA ? "cuda" : "host", a->device,
-                     b->backend == DA_BACKEND_CUDA ? "cuda" : "host", b->device);
+                     func, backend_name(a->backend), a->device, backend_name(b->backend),
+                     b->device);
         return -1;
     }
     return 0;
