@@ -493,7 +493,9 @@ ufunc_clip_bound(const char *what, PyObject *obj, const DeviceArrayObject *x, in
     if (scalar_from_python(obj, x->typenum, cls, scalar) < 0) {
         long long v;
         int overflow, bits = 8 * da_itemsize(x->typenum);
-        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        /* only an integer dtype saturates; a float's OverflowError stands */
+        if ((cls != DA_CLASS_SINT && cls != DA_CLASS_UINT) ||
+            !PyErr_ExceptionMatches(PyExc_OverflowError)) {
             return -1;
         }
         PyErr_Clear();
