@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 
+#include "backend.h"
 #include "device.h"
 
 PyObject *array_AxisError = NULL;
@@ -290,6 +291,81 @@ array_normalize_axis(PyObject *value, int ndim, int *axis)
         return -1;
     }
     *axis = (int)(v < 0 ? v + ndim : v);
+    return 0;
+}
+
+int
+array_normalize_axes(PyObject *seq, int ndim, const char *repeated, int *axes)
+{
+    int seen[DA_MAXDIMS] = {0}, value;
+    PyObject *fast;
+    Py_ssize_t n, i;
+
+    fast = PySequence_Fast(seq, "axes must be a sequence of ints");
+    if (fast == NULL) {
+        return -1;
+    }
+    n = PySequence_Fast_GET_SIZE(fast);
+    for (i = 0; i < n; i++) {
+        if (array_normalize_axis(PySequence_Fast_GET_ITEM(fast, i), ndim, &value) < 0) {
+            goto error;
+        }
+        /* checked before storing: at most ndim <= DA_MAXDIMS are stored */
+        if (seen[value]++) {
+            PyErr_SetString(PyExc_ValueError, repeated);
+            goto error;
+        }
+        axes[i] = value;
+    }
+    Py_DECREF(fast);
+    return (int)n;
+error:
+    Py_DECREF(fast);
+    return -1;
+}
+
+/* ---- memory and place -------------------------------------------------- */
+
+int
+array_memory_overlap(const DeviceArrayObject *a, const DeviceArrayObject *b)
+{
+    const DeviceArrayObject *arrays[2] = {a, b};
+    const char *lo[2], *hi[2];
+    int k, i;
+
+    /* addresses of different backends are in different memory spaces */
+    if (a->size == 0 || b->size == 0 || a->backend != b->backend) {
+        return 0;
+    }
+    for (k = 0; k < 2; k++) {
+        const DeviceArrayObject *x = arrays[k];
+        lo[k] = hi[k] = x->data;
+        for (i = 0; i < x->ndim; i++) {
+            int64_t extent = (DA_SHAPE(x)[i] - 1) * DA_STRIDES(x)[i];
+            if (extent < 0) {
+                lo[k] += extent;
+            }
+            else {
+                hi[k] += extent;
+            }
+        }
+        hi[k] += DA_ITEMSIZE(x);
+    }
+    return lo[0] < hi[1] && lo[1] < hi[0];
+}
+
+int
+array_check_same_place(const char *func, const DeviceArrayObject *a,
+                       const DeviceArrayObject *b)
+{
+    if (a->backend != b->backend || a->device != b->device) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): operands are on different backends or devices "
+                     "(%s:%d and %s:%d); copy one with to_host() and to_device()",
+                     func, backend_name(a->backend), a->device, backend_name(b->backend),
+                     b->device);
+        return -1;
+    }
     return 0;
 }
 

@@ -91,4 +91,18 @@ int array_parse_shape(PyObject *obj, int64_t *shape);
    AxisError, a subclass of both IndexError and ValueError) raised here too. */
 int array_normalize_axis(PyObject *value, int ndim, int *axis);
 
+/* Each axis of `seq` (a tuple or list) normalised as by
+   array_normalize_axis into axes[], in order; a repeated axis raises
+   ValueError(`repeated`), NumPy's wording differing by caller.  Returns
+   the count, or -1 with an exception. */
+int array_normalize_axes(PyObject *seq, int ndim, const char *repeated, int *axes);
+
+/* Whether the memory spans of a and b intersect (never across backends). */
+int array_memory_overlap(const DeviceArrayObject *a, const DeviceArrayObject *b);
+
+/* 0 when a and b are on one backend and device (to meet in one kernel),
+   else -1 with ValueError naming `func` and both places. */
+int array_check_same_place(const char *func, const DeviceArrayObject *a,
+                           const DeviceArrayObject *b);
+
 #endif /* DEVARRAY_SRC_ARRAY_H_ */

@@ -219,6 +219,12 @@ backend_synchronize(int backend)
     return 0;
 }
 
+const char *
+backend_name(int backend)
+{
+    return backend == DA_BACKEND_CUDA ? "cuda" : "host";
+}
+
 /* ---- module-level functions ---------------------------------------------- */
 
 static PyObject *
@@ -228,7 +234,7 @@ backend_py_backend(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args))
     if (backend < 0) {
         return NULL;
     }
-    return PyUnicode_FromString(backend == DA_BACKEND_CUDA ? "cuda" : "host");
+    return PyUnicode_FromString(backend_name(backend));
 }
 
 static PyObject *

@@ -22,6 +22,9 @@
 /* Add backend(), set_backend() and synchronize() to `module`. */
 int backend_module_init(PyObject *module);
 
+/* A backend's name as Python sees it: "cuda" or "host". */
+const char *backend_name(int backend);
+
 /* The backend new arrays get, selecting it on first use: DEVARRAY_BACKEND
    = "host" | "cuda" | unset (CUDA when a device is present, else host with
    one RuntimeWarning).  -1 with an exception (e.g. "cuda" without a GPU). */

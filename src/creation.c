@@ -65,12 +65,6 @@ creation_copy_converter(PyObject *obj, void *out)
     return 1;
 }
 
-static const char *
-creation_backend_name(int backend)
-{
-    return backend == DA_BACKEND_CUDA ? "cuda" : "host";
-}
-
 /* `a` as dtype typenum (-1: a's) on `backend`: a itself when nothing
    changes and copy != 1, else a copy (refused with ValueError when copy
    == 0). */
@@ -95,8 +89,8 @@ creation_from_array(DeviceArrayObject *a, int typenum, int backend, int copy)
             PyErr_Format(PyExc_ValueError,
                          "asarray(copy=False): moving the array from the %s to "
                          "the %s backend needs a copy",
-                         creation_backend_name(a->backend),
-                         creation_backend_name(backend));
+                         backend_name(a->backend),
+                         backend_name(backend));
         }
         return NULL;
     }
@@ -139,7 +133,7 @@ creation_host_no_copy(PyObject *obj, int typenum, int backend)
         PyErr_Format(PyExc_ValueError,
                      "asarray(copy=False): a %.200s must be copied to make a "
                      "DeviceArray on the %s backend",
-                     Py_TYPE(obj)->tp_name, creation_backend_name(backend));
+                     Py_TYPE(obj)->tp_name, backend_name(backend));
         return NULL;
     }
     view = dlpack_import(obj, backend, 0);
@@ -240,17 +234,10 @@ creation_to_device(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 static int
 creation_scalar_typenum(PyObject *value, int *typenum)
 {
-    if (PyBool_Check(value)) {
-        *typenum = DA_BOOL;
-    }
-    else if (PyLong_Check(value)) {
-        *typenum = DA_INT64;
-    }
-    else if (PyFloat_Check(value)) {
-        *typenum = DA_FLOAT64;
-    }
-    else if (PyComplex_Check(value)) {
-        *typenum = DA_COMPLEX128;
+    const char kind = scalar_python_kind(value);
+
+    if (kind != 0) {
+        *typenum = scalar_default_typenum(kind);
     }
     else {
         PyErr_Format(PyExc_TypeError,

@@ -52,12 +52,6 @@ static DeviceObject deviceobject_cuda[DEVICEOBJECT_CACHED] = {
    on string hash randomisation. */
 #define DEVICEOBJECT_HOST_HASH ((Py_hash_t)0x686f7374)
 
-static const char *
-deviceobject_type_name(int backend)
-{
-    return backend == DA_BACKEND_CUDA ? "cuda" : "host";
-}
-
 PyObject *
 deviceobject_new(int backend, int device)
 {
@@ -415,7 +409,7 @@ deviceobject_reduce(PyObject *self, PyObject *Py_UNUSED(ignored))
 static PyObject *
 deviceobject_get_type(PyObject *self, void *Py_UNUSED(closure))
 {
-    return PyUnicode_FromString(deviceobject_type_name(DEVICEOBJECT(self)->backend));
+    return PyUnicode_FromString(backend_name(DEVICEOBJECT(self)->backend));
 }
 
 static PyObject *

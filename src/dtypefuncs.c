@@ -17,6 +17,7 @@
 #include "deviceobject.h"
 #include "dtype.h"
 #include "dtypeobject.h"
+#include "scalar.h"
 
 /* ---- arguments ----------------------------------------------------------- */
 
@@ -25,13 +26,6 @@ dtypefuncs_is_dtype(PyObject *obj)
 {
     /* DType is private to dtypeobject.c; any singleton has its type */
     return Py_IS_TYPE(obj, Py_TYPE(dtypeobject_singleton(DA_BOOL)));
-}
-
-static int
-dtypefuncs_is_python_scalar(PyObject *obj)
-{
-    return PyBool_Check(obj) || PyLong_Check(obj) || PyFloat_Check(obj) ||
-           PyComplex_Check(obj);
 }
 
 /* The dtype of an array or dtype-like argument of `func`; Python scalars
@@ -44,7 +38,7 @@ dtypefuncs_typenum_of(PyObject *obj, const char *func, int *typenum)
         *typenum = ((DeviceArrayObject *)obj)->typenum;
         return 0;
     }
-    if (dtypefuncs_is_python_scalar(obj)) {
+    if (scalar_python_kind(obj) != 0) {
         PyErr_Format(PyExc_TypeError,
                      "%s() takes an array or a dtype, not the Python %.200s "
                      "%R (a Python scalar has no dtype of its own)",
@@ -221,45 +215,19 @@ dtypefuncs_promote_set(uint32_t strong, char weak_kind)
     return weak_kind != 0 ? dtype_promote_weak(result, weak_kind) : result;
 }
 
-/* The kind of a Python scalar for weak promotion, or 0 for anything else.
-   NEP 50 makes only the exact types weak (and bool, which has no
-   subclasses); a subclass such as numpy.float64 counts as its dtype. */
-static char
-dtypefuncs_weak_kind(PyObject *obj)
-{
-    if (PyBool_Check(obj)) {
-        return 'b';
-    }
-    if (PyLong_CheckExact(obj)) {
-        return 'i';
-    }
-    if (PyFloat_CheckExact(obj)) {
-        return 'f';
-    }
-    if (PyComplex_CheckExact(obj)) {
-        return 'c';
-    }
-    return 0;
-}
-
 /* The dtype a non-weak argument of result_type stands for. */
 static int
 dtypefuncs_strong_typenum(PyObject *obj, int *typenum)
 {
+    char kind;
+
     if (DeviceArray_Check(obj)) {
         *typenum = ((DeviceArrayObject *)obj)->typenum;
         return 0;
     }
-    if (PyLong_Check(obj)) {
-        *typenum = DA_INT64;
-        return 0;
-    }
-    if (PyFloat_Check(obj)) {
-        *typenum = DA_FLOAT64;
-        return 0;
-    }
-    if (PyComplex_Check(obj)) {
-        *typenum = DA_COMPLEX128;
+    kind = scalar_python_kind(obj);
+    if (kind != 0) {
+        *typenum = scalar_default_typenum(kind);
         return 0;
     }
     if (dtypeobject_from_object(obj, typenum) < 0) {
@@ -286,7 +254,8 @@ dtypefuncs_result_type(PyObject *Py_UNUSED(module), PyObject *const *args,
     Py_ssize_t i;
 
     for (i = 0; i < nargs; i++) {
-        char kind = dtypefuncs_weak_kind(args[i]);
+        /* NEP 50: only the exact Python types are weak */
+        char kind = scalar_is_weak(args[i]) ? scalar_python_kind(args[i]) : 0;
         int typenum;
         if (kind != 0) {
             const char *at = strchr(dtype_weak_kinds, kind);

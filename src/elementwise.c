@@ -45,42 +45,51 @@ mismatch:
     return -1;
 }
 
-/* Drop extent-1 dimensions and merge dimensions contiguous in every operand;
-   the result has ndim >= 1 (a single element becomes one dimension of 1). */
-static void
-collapse_dims(da_elementwise *e)
+int
+elementwise_collapse(int ndim, int64_t *shape, int nops, int64_t *const *strides)
 {
-    da_operand *ops[3] = {&e->out, &e->in[0], &e->in[1]};
-    int nops = 1 + e->nin;
     int src, dst = 0, k;
 
-    for (src = 0; src < e->ndim; src++) {
-        if (e->shape[src] == 1) {
+    for (src = 0; src < ndim; src++) {
+        if (shape[src] == 1) {
             continue;
         }
         if (dst > 0) {
             int mergeable = 1;
             for (k = 0; k < nops; k++) {
-                if (ops[k]->strides[dst - 1] !=
-                    ops[k]->strides[src] * e->shape[src]) {
+                if (strides[k][dst - 1] != strides[k][src] * shape[src]) {
                     mergeable = 0;
                     break;
                 }
             }
             if (mergeable) {
-                e->shape[dst - 1] *= e->shape[src];
+                shape[dst - 1] *= shape[src];
                 for (k = 0; k < nops; k++) {
-                    ops[k]->strides[dst - 1] = ops[k]->strides[src];
+                    strides[k][dst - 1] = strides[k][src];
                 }
                 continue;
             }
         }
-        e->shape[dst] = e->shape[src];
+        shape[dst] = shape[src];
         for (k = 0; k < nops; k++) {
-            ops[k]->strides[dst] = ops[k]->strides[src];
+            strides[k][dst] = strides[k][src];
         }
         dst++;
     }
+    return dst;
+}
+
+/* elementwise_collapse on e; the result has ndim >= 1 (a single element
+   becomes one dimension of 1). */
+static void
+collapse_dims(da_elementwise *e)
+{
+    da_operand *ops[3] = {&e->out, &e->in[0], &e->in[1]};
+    int64_t *strides[3] = {e->out.strides, e->in[0].strides, e->in[1].strides};
+    int nops = 1 + e->nin;
+    int dst = elementwise_collapse(e->ndim, e->shape, nops, strides);
+    int k;
+
     if (dst == 0) {
         /* one element: strides of an extent-1 dimension are free, so give
            each array its itemsize and the kernels see a contiguous problem */

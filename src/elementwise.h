@@ -15,6 +15,12 @@
 int elementwise_broadcast(const DeviceArrayObject *a, const DeviceArrayObject *b,
                           int64_t *out_shape);
 
+/* Drop extent-1 dimensions of shape[ndim] and merge neighbours contiguous
+   in every one of the nops operands (strides[k][...] in bytes, updated in
+   place), so a contiguous problem becomes one dimension; returns the new
+   ndim, 0 when the problem is a single element. */
+int elementwise_collapse(int ndim, int64_t *shape, int nops, int64_t *const *strides);
+
 /* out[...] = op(in0[, in1]) in compute class cls, each input either an array
    broadcast to out's shape or, where ins[i] is NULL, the scalar scalars[i]
    (already in class cls).  All arrays on out's backend; out must not

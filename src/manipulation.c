@@ -102,14 +102,7 @@ manipulation_array_list(PyObject *obj, const char *name, int *typenum)
                          Py_TYPE(a)->tp_name, k);
             goto error;
         }
-        if (a->backend != first->backend || a->device != first->device) {
-            PyErr_Format(PyExc_ValueError,
-                         "%s(): arrays are on different backends or devices "
-                         "(%s:%d and %s:%d); copy one with to_host() and "
-                         "to_device()",
-                         name, first->backend == DA_BACKEND_CUDA ? "cuda" : "host",
-                         first->device, a->backend == DA_BACKEND_CUDA ? "cuda" : "host",
-                         a->device);
+        if (array_check_same_place(name, first, a) < 0) {
             goto error;
         }
         *typenum = k == 0 ? a->typenum : dtype_promote(*typenum, a->typenum);

@@ -9,16 +9,11 @@
  */
 #include "pickle.h"
 
+#include "backend.h"
 #include "copy.h"
 #include "device.h"
 #include "dtype.h"
 #include "transfer.h"
-
-static const char *
-pickle_backend_name(int backend)
-{
-    return backend == DA_BACKEND_CUDA ? "cuda" : "host";
-}
 
 PyObject *
 pickle_reduce(DeviceArrayObject *a)
@@ -48,7 +43,7 @@ pickle_reduce(DeviceArrayObject *a)
         goto error;
     }
     result = Py_BuildValue("O(OsOs)", reconstruct, data, dtype_table[a->typenum].name,
-                           shape, pickle_backend_name(a->backend));
+                           shape, backend_name(a->backend));
 error:
     Py_XDECREF(shape);
     Py_XDECREF(data);
@@ -89,13 +84,13 @@ pickle_reconstruct(PyObject *Py_UNUSED(module), PyObject *args)
 {
     Py_buffer data = {0};
     PyObject *dtype, *shape_obj;
-    const char *backend_name;
+    const char *name;
     int64_t shape[DA_MAXDIMS], size;
     int typenum, ndim, backend;
     DeviceArrayObject *result = NULL;
 
     if (!PyArg_ParseTuple(args, "y*UOs:_reconstruct", &data, &dtype, &shape_obj,
-                          &backend_name)) {
+                          &name)) {
         return NULL;
     }
     if (dtype_parse_object(dtype, &typenum) < 0) {
@@ -115,7 +110,7 @@ pickle_reconstruct(PyObject *Py_UNUSED(module), PyObject *args)
                      data.len, (long long)size, dtype_table[typenum].name);
         goto error;
     }
-    backend = pickle_backend_of(backend_name);
+    backend = pickle_backend_of(name);
     if (backend < 0) {
         goto error;
     }

@@ -47,9 +47,7 @@ accumulator_for(int result)
 static int
 parse_axes(PyObject *axis, int ndim, int *reduced)
 {
-    PyObject *seq = NULL;
-    Py_ssize_t i, n;
-    int k, value;
+    int axes[DA_MAXDIMS], k, n, value;
 
     if (axis == Py_None) {
         for (k = 0; k < ndim; k++) {
@@ -69,27 +67,11 @@ parse_axes(PyObject *axis, int ndim, int *reduced)
         }
         return 0;
     }
-    seq = PySequence_Fast(axis, "axis must be None, an int or a tuple of ints");
-    if (seq == NULL) {
-        return -1;
+    n = array_normalize_axes(axis, ndim, "duplicate value in 'axis'", axes);
+    for (k = 0; k < n; k++) {
+        reduced[axes[k]] = 1;
     }
-    n = PySequence_Fast_GET_SIZE(seq);
-    for (i = 0; i < n; i++) {
-        if (array_normalize_axis(PySequence_Fast_GET_ITEM(seq, i), ndim,
-                                 &value) < 0) {
-            goto error;
-        }
-        if (reduced[value]) {
-            PyErr_SetString(PyExc_ValueError, "duplicate value in 'axis'");
-            goto error;
-        }
-        reduced[value] = 1;
-    }
-    Py_DECREF(seq);
-    return 0;
-error:
-    Py_DECREF(seq);
-    return -1;
+    return n < 0 ? -1 : 0;
 }
 
 PyObject *

@@ -9,6 +9,43 @@
 
 /* ---- Python scalars in ------------------------------------------------- */
 
+char
+scalar_python_kind(PyObject *obj)
+{
+    if (PyBool_Check(obj)) {
+        return 'b';
+    }
+    if (PyLong_Check(obj)) {
+        return 'i';
+    }
+    if (PyFloat_Check(obj)) {
+        return 'f';
+    }
+    return PyComplex_Check(obj) ? 'c' : 0;
+}
+
+int
+scalar_is_weak(PyObject *obj)
+{
+    return PyBool_Check(obj) || PyLong_CheckExact(obj) || PyFloat_CheckExact(obj) ||
+           PyComplex_CheckExact(obj);
+}
+
+int
+scalar_default_typenum(char kind)
+{
+    switch (kind) {
+        case 'b':
+            return DA_BOOL;
+        case 'i':
+            return DA_INT64;
+        case 'f':
+            return DA_FLOAT64;
+        default:
+            return DA_COMPLEX128;
+    }
+}
+
 /* The range of each integer dtype, for NumPy 2's out-of-bounds errors. */
 static void
 scalar_int_range(int typenum, int64_t *min, uint64_t *max)

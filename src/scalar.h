@@ -8,6 +8,19 @@
 
 #include "common.h"
 
+/* The kind of a Python scalar ('b', 'i', 'f', 'c'; subclasses included),
+   or 0 when `obj` is not a bool, int, float or complex. */
+char scalar_python_kind(PyObject *obj);
+
+/* NEP 50 makes only the exact Python types weak (and bool, which has no
+   subclasses); a subclass (numpy.float64 is one of float) takes part in
+   promotion as its kind's default dtype. */
+int scalar_is_weak(PyObject *obj);
+
+/* The default dtype of a Python scalar of kind 'b', 'i', 'f' or 'c':
+   bool, int64, float64, complex128 (as NumPy gives). */
+int scalar_default_typenum(char kind);
+
 /* Convert a Python bool/int/float/complex (an exact or subclass instance)
    to a value of compute class `cls` (ops.h).  `range_typenum` is the dtype
    the scalar was promoted to (NEP 50): a Python int that does not fit it,

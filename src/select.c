@@ -20,62 +20,8 @@
 #include "backend.h"
 #include "copy.h"
 #include "dtype.h"
+#include "elementwise.h"
 #include "scalar.h"
-
-/* The kind of a Python scalar ('b', 'i', 'f', 'c'), or 0 when `obj` is
-   not one. */
-static char
-select_scalar_kind(PyObject *obj)
-{
-    if (PyBool_Check(obj)) {
-        return 'b';
-    }
-    if (PyLong_Check(obj)) {
-        return 'i';
-    }
-    if (PyFloat_Check(obj)) {
-        return 'f';
-    }
-    return PyComplex_Check(obj) ? 'c' : 0;
-}
-
-/* NEP 50 makes only the exact Python types weak; a subclass (numpy.float64
-   is one of float) is strong, of its kind's default dtype. */
-static int
-select_scalar_is_weak(PyObject *obj)
-{
-    return PyBool_Check(obj) || PyLong_CheckExact(obj) || PyFloat_CheckExact(obj) ||
-           PyComplex_CheckExact(obj);
-}
-
-static int
-select_strong_scalar_typenum(char kind)
-{
-    switch (kind) {
-        case 'b':
-            return DA_BOOL;
-        case 'i':
-            return DA_INT64;
-        case 'f':
-            return DA_FLOAT64;
-        default:
-            return DA_COMPLEX128;
-    }
-}
-
-static int
-select_check_same_backend(const DeviceArrayObject *a, const DeviceArrayObject *b)
-{
-    if (a->backend != b->backend || a->device != b->device) {
-        PyErr_Format(PyExc_ValueError,
-                     "where() operands are on different backends or devices "
-                     "(%s:%d and %s:%d); copy one with to_host() and to_device()",
-                     a->backend == DA_BACKEND_CUDA ? "cuda" : "host", a->device,
-                     b->backend == DA_BACKEND_CUDA ? "cuda" : "host", b->device);
-        return -1;
-    }
-    return 0;
-}
 
 /* The broadcast shape of the arrays (NULL entries skipped) into shape;
    its ndim, or -1 with NumPy's ValueError naming every shape. */
@@ -166,37 +112,14 @@ select_scalar_bytes(PyObject *obj, int typenum, da_where_value *value)
     return 0;
 }
 
-/* Drop extent-1 dimensions and merge dimensions contiguous in every
-   operand (elementwise.c's rule, over four operands); ndim >= 1 after. */
+/* elementwise_collapse over the four operands; ndim >= 1 after. */
 static void
 select_collapse(da_where *w)
 {
-    int src, dst = 0, k;
+    int64_t *strides[4] = {w->strides[0], w->strides[1], w->strides[2], w->strides[3]};
+    int dst = elementwise_collapse(w->ndim, w->shape, 4, strides);
+    int k;
 
-    for (src = 0; src < w->ndim; src++) {
-        if (w->shape[src] == 1) {
-            continue;
-        }
-        if (dst > 0) {
-            int mergeable = 1;
-            for (k = 0; k < 4; k++) {
-                mergeable = mergeable && w->strides[k][dst - 1] ==
-                                             w->strides[k][src] * w->shape[src];
-            }
-            if (mergeable) {
-                w->shape[dst - 1] *= w->shape[src];
-                for (k = 0; k < 4; k++) {
-                    w->strides[k][dst - 1] = w->strides[k][src];
-                }
-                continue;
-            }
-        }
-        w->shape[dst] = w->shape[src];
-        for (k = 0; k < 4; k++) {
-            w->strides[k][dst] = w->strides[k][src];
-        }
-        dst++;
-    }
     if (dst == 0) {
         /* one element: give it contiguous strides, the kernels' fast path */
         w->shape[0] = 1;
@@ -272,13 +195,13 @@ select_where(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t narg
     for (k = 1; k < 3; k++) {
         if (DeviceArray_Check(args[k])) {
             arrays[k] = (DeviceArrayObject *)args[k];
-            if (select_check_same_backend(arrays[0], arrays[k]) < 0) {
+            if (array_check_same_place("where", arrays[0], arrays[k]) < 0) {
                 return NULL;
             }
             result = result < 0 ? arrays[k]->typenum
                                 : dtype_promote(result, arrays[k]->typenum);
         }
-        else if ((kinds[k - 1] = select_scalar_kind(args[k])) == 0) {
+        else if ((kinds[k - 1] = scalar_python_kind(args[k])) == 0) {
             PyErr_Format(PyExc_TypeError,
                          "where() x%d must be a DeviceArray or a Python bool, int, "
                          "float or complex, not %.200s",
@@ -293,12 +216,12 @@ select_where(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t narg
     }
     /* strong scalars take part as their default dtype, weak ones after */
     for (k = 1; k < 3; k++) {
-        if (arrays[k] == NULL && !select_scalar_is_weak(args[k])) {
-            result = dtype_promote(result, select_strong_scalar_typenum(kinds[k - 1]));
+        if (arrays[k] == NULL && !scalar_is_weak(args[k])) {
+            result = dtype_promote(result, scalar_default_typenum(kinds[k - 1]));
         }
     }
     for (k = 1; k < 3; k++) {
-        if (arrays[k] == NULL && select_scalar_is_weak(args[k])) {
+        if (arrays[k] == NULL && scalar_is_weak(args[k])) {
             result = dtype_promote_weak(result, kinds[k - 1]);
             if (result < 0) {
                 return NULL;

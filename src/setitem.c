@@ -13,6 +13,7 @@
  */
 #include "setitem.h"
 
+#include "array.h"
 #include "buffer_in.h"
 #include "cai.h"
 #include "copy.h"
@@ -73,34 +74,6 @@ setitem_fill_scalar(DeviceArrayObject *target, PyObject *obj)
                            &no_array, &value);
 }
 
-/* Whether the memory spans of a and b intersect. */
-static int
-setitem_overlap(const DeviceArrayObject *a, const DeviceArrayObject *b)
-{
-    const DeviceArrayObject *arrays[2] = {a, b};
-    const char *lo[2], *hi[2];
-    int k, i;
-
-    if (a->size == 0 || b->size == 0 || a->backend != b->backend) {
-        return 0;
-    }
-    for (k = 0; k < 2; k++) {
-        const DeviceArrayObject *x = arrays[k];
-        lo[k] = hi[k] = x->data;
-        for (i = 0; i < x->ndim; i++) {
-            int64_t extent = (DA_SHAPE(x)[i] - 1) * DA_STRIDES(x)[i];
-            if (extent < 0) {
-                lo[k] += extent;
-            }
-            else {
-                hi[k] += extent;
-            }
-        }
-        hi[k] += DA_ITEMSIZE(x);
-    }
-    return lo[0] < hi[1] && lo[1] < hi[0];
-}
-
 /* Each element read at most once before it is written: the same elements
    in the same order and dtype, where copying in place is harmless. */
 static int
@@ -152,7 +125,7 @@ setitem_source(DeviceArrayObject *target, DeviceArrayObject *src)
     if (view->backend != target->backend || view->device != target->device) {
         moved = (DeviceArrayObject *)copy_to_backend(view, -1, target->backend);
     }
-    else if (setitem_overlap(view, target) && !setitem_same_elements(view, target)) {
+    else if (array_memory_overlap(view, target) && !setitem_same_elements(view, target)) {
         /* the copy would read elements it has already overwritten */
         moved = copy_cast(view, view->typenum);
     }
@@ -205,8 +178,7 @@ setitem_assign(DeviceArrayObject *self, PyObject *key, PyObject *value)
     if (target == NULL) {
         return -1;
     }
-    if (PyBool_Check(value) || PyLong_Check(value) || PyFloat_Check(value) ||
-        PyComplex_Check(value)) {
+    if (scalar_python_kind(value) != 0) {
         status = setitem_fill_scalar(target, value);
         goto done;
     }

@@ -131,92 +131,6 @@ ufunc_run_op(int op, int compute, int cls)
 
 /* ---- operands ------------------------------------------------------------ */
 
-/* The kind of a Python scalar operand ('b', 'i', 'f', 'c'), or 0 when `obj`
-   is not one. */
-static char
-ufunc_scalar_kind(PyObject *obj)
-{
-    if (PyBool_Check(obj)) {
-        return 'b';
-    }
-    if (PyLong_Check(obj)) {
-        return 'i';
-    }
-    if (PyFloat_Check(obj)) {
-        return 'f';
-    }
-    if (PyComplex_Check(obj)) {
-        return 'c';
-    }
-    return 0;
-}
-
-/* NEP 50 makes only the exact Python types weak; a subclass (numpy.float64
-   is one of float) takes part in promotion as its default dtype. */
-static int
-ufunc_scalar_is_weak(PyObject *obj)
-{
-    return PyBool_Check(obj) || PyLong_CheckExact(obj) || PyFloat_CheckExact(obj) ||
-           PyComplex_CheckExact(obj);
-}
-
-static int
-ufunc_strong_scalar_typenum(char kind)
-{
-    switch (kind) {
-        case 'b':
-            return DA_BOOL;
-        case 'i':
-            return DA_INT64;
-        case 'f':
-            return DA_FLOAT64;
-        default:
-            return DA_COMPLEX128;
-    }
-}
-
-/* Two arrays must live in the same memory space to meet in one kernel. */
-static int
-ufunc_check_same_backend(const DeviceArrayObject *a, const DeviceArrayObject *b)
-{
-    if (a->backend != b->backend || a->device != b->device) {
-        PyErr_Format(PyExc_ValueError,
-                     "operands are on different backends or devices (%s:%d "
-                     "and %s:%d); copy one with to_host() and to_device()",
-                     a->backend == DA_BACKEND_CUDA ? "cuda" : "host", a->device,
-                     b->backend == DA_BACKEND_CUDA ? "cuda" : "host", b->device);
-        return -1;
-    }
-    return 0;
-}
-
-/* Whether the memory spans of a and b intersect. */
-static int
-ufunc_arrays_overlap(const DeviceArrayObject *a, const DeviceArrayObject *b)
-{
-    const DeviceArrayObject *arrays[2] = {a, b};
-    char *lo[2], *hi[2];
-    int k, i;
-    if (a->size == 0 || b->size == 0) {
-        return 0;
-    }
-    for (k = 0; k < 2; k++) {
-        const DeviceArrayObject *x = arrays[k];
-        lo[k] = hi[k] = x->data;
-        for (i = 0; i < x->ndim; i++) {
-            int64_t extent = (DA_SHAPE(x)[i] - 1) * DA_STRIDES(x)[i];
-            if (extent < 0) {
-                lo[k] += extent;
-            }
-            else {
-                hi[k] += extent;
-            }
-        }
-        hi[k] += DA_ITEMSIZE(x);
-    }
-    return lo[0] < hi[1] && lo[1] < hi[0];
-}
-
 static int
 ufunc_same_layout(const DeviceArrayObject *a, const DeviceArrayObject *b)
 {
@@ -246,13 +160,13 @@ ufunc_promote(int op, DeviceArrayObject *const *arrays, PyObject *const *operand
             if (first == NULL) {
                 first = arrays[k];
             }
-            else if (ufunc_check_same_backend(first, arrays[k]) < 0) {
+            else if (array_check_same_place(ufunc_table[op].name, first, arrays[k]) < 0) {
                 return -1;
             }
             typenum = arrays[k]->typenum;
         }
-        else if (!ufunc_scalar_is_weak(operands[k])) {
-            typenum = ufunc_strong_scalar_typenum(kinds[k]);
+        else if (!scalar_is_weak(operands[k])) {
+            typenum = scalar_default_typenum(kinds[k]);
         }
         else {
             continue;
@@ -263,7 +177,7 @@ ufunc_promote(int op, DeviceArrayObject *const *arrays, PyObject *const *operand
     }
     for (k = 0; k < nin; k++) {
         int typenum;
-        if (arrays[k] != NULL || !ufunc_scalar_is_weak(operands[k])) {
+        if (arrays[k] != NULL || !scalar_is_weak(operands[k])) {
             continue;
         }
         typenum = dtype_promote_weak(strong, kinds[k]);
@@ -367,7 +281,7 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
                 first = arrays[k];
             }
         }
-        else if ((kinds[k] = ufunc_scalar_kind(operands[k])) == 0) {
+        else if ((kinds[k] = scalar_python_kind(operands[k])) == 0) {
             if (is_operator) {
                 Py_RETURN_NOTIMPLEMENTED;
             }
@@ -437,7 +351,7 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
         /* out is about to be overwritten while the kernel may still read a
            partially overlapping input: read from a copy, as NumPy does */
         if (nin == 2 && arrays[1] != NULL && arrays[1] != out && arrays[1]->size > 0 &&
-            ufunc_arrays_overlap(out, arrays[1]) && !ufunc_same_layout(out, arrays[1])) {
+            array_memory_overlap(out, arrays[1]) && !ufunc_same_layout(out, arrays[1])) {
             copied = array_new(arrays[1]->backend, arrays[1]->typenum,
                                arrays[1]->ndim, DA_SHAPE(arrays[1]));
             if (copied == NULL || elementwise_copy(copied, arrays[1]) < 0) {
@@ -552,7 +466,7 @@ ufunc_clip_bound(const char *what, PyObject *obj, const DeviceArrayObject *x, in
     }
     if (DeviceArray_Check(obj)) {
         *array = (DeviceArrayObject *)obj;
-        if (ufunc_check_same_backend(x, *array) < 0) {
+        if (array_check_same_place("clip", x, *array) < 0) {
             return -1;
         }
         /* a wider float bound is rounded to x's float dtype (same kind, as
@@ -567,7 +481,7 @@ ufunc_clip_bound(const char *what, PyObject *obj, const DeviceArrayObject *x, in
         }
         return 0;
     }
-    kind = ufunc_scalar_kind(obj);
+    kind = scalar_python_kind(obj);
     if (kind == 0 || (kind != 'b' && xkind == 'b') || kind == 'c' ||
         (kind == 'f' && xkind != 'f')) {
         PyErr_Format(PyExc_TypeError,

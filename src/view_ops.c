@@ -16,35 +16,10 @@
 int
 view_ops_parse_axes(PyObject *obj, int ndim, int *axes)
 {
-    int seen[DA_MAXDIMS] = {0}, value;
-    PyObject *seq;
-    Py_ssize_t n, i;
-
     if (!PyTuple_Check(obj) && !PyList_Check(obj)) {
         return array_normalize_axis(obj, ndim, &axes[0]) < 0 ? -1 : 1;
     }
-    seq = PySequence_Fast(obj, "axes must be a sequence of ints");
-    if (seq == NULL) {
-        return -1;
-    }
-    n = PySequence_Fast_GET_SIZE(seq);
-    for (i = 0; i < n; i++) {
-        if (array_normalize_axis(PySequence_Fast_GET_ITEM(seq, i), ndim,
-                                 &value) < 0) {
-            goto error;
-        }
-        /* checked before storing: at most ndim <= DA_MAXDIMS are stored */
-        if (seen[value]++) {
-            PyErr_SetString(PyExc_ValueError, "repeated axis");
-            goto error;
-        }
-        axes[i] = value;
-    }
-    Py_DECREF(seq);
-    return (int)n;
-error:
-    Py_DECREF(seq);
-    return -1;
+    return array_normalize_axes(obj, ndim, "repeated axis", axes);
 }
 
 static void

@@ -595,6 +595,9 @@ def test_clip_scalar_rules(backend):
      ["broadcast"]),
     (lambda d: devarray.clip(devarray.asarray(np.array([1j])), 0), TypeError,
      ["clip()", "complex128"]),
+    # only an integer dtype saturates an out-of-range int, as NumPy
+    (lambda d: devarray.clip(devarray.asarray(np.ones(3, np.float32)), None, 10 ** 400),
+     OverflowError, ["too large"]),
 ])
 def test_clip_errors(backend, call, exc, words):
     d = devarray.asarray(np.array([1, 2, 3], dtype=np.int32))
