@@ -109,19 +109,16 @@ UNARY = {
 MATH = {"acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp",
         "expm1", "log", "log1p", "log2", "log10", "sin", "sinh", "tan", "tanh",
         "atan2", "hypot", "logaddexp", "pow", "multiply", "divide", "abs"}
-# Functions whose complex loops exist on this branch; the complex rows of
-# the others are tests/test_ufunc_complex.py's.
-COMPLEX_DONE = {"add", "subtract", "multiply", "divide", "negative", "abs", "hypot",
-                "logical_and", "logical_or", "logical_xor", "logical_not",
-                "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert",
-                "bitwise_left_shift", "bitwise_right_shift", "floor_divide",
-                "remainder", "copysign", "nextafter", "logaddexp", "atan2",
-                "ceil", "floor", "trunc", "signbit"}
+# Complex sign and square follow the standard where NumPy departs from it
+# (sign of inf/nan components, square as the textbook product rather than
+# NumPy's fused one): tests/test_ufunc_complex.py checks them against
+# the standard's values instead.
+COMPLEX_BY_SPEC = {"sign", "square"}
 
 
-def skip_pending_complex(name, *dtypes):
-    if name not in COMPLEX_DONE and any(np.dtype(d).kind == "c" for d in dtypes):
-        pytest.skip("complex loops: tests/test_ufunc_complex.py")
+def skip_complex_by_spec(name, *dtypes):
+    if name in COMPLEX_BY_SPEC and any(np.dtype(d).kind == "c" for d in dtypes):
+        pytest.skip("complex sign/square follow the standard: tests/test_ufunc_complex.py")
 
 
 def check(name, np_args, da_args, rtol=0.0):
@@ -163,7 +160,7 @@ def operands_for(name, a, b):
 @pytest.mark.parametrize("dtype1", DTYPES)
 @pytest.mark.parametrize("dtype2", ["bool", "int16", "uint64", "float32", "complex128"])
 def test_binary_function_matches_numpy(backend, rng, name, dtype1, dtype2):
-    skip_pending_complex(name, dtype1, dtype2)
+    skip_complex_by_spec(name, dtype1, dtype2)
     a = random_array(rng, (3, 5), dtype1, special=True)
     b = random_array(rng, (5,), dtype2, special=True)
     a, b = operands_for(name, a, b)
@@ -176,7 +173,7 @@ def test_binary_function_same_dtype_matches_numpy(backend, rng, name, dtype):
     """Both operands of one dtype, with edge values in both (the standard's
     special cases: nan, +-inf, signed zeros; integer extremes and zero
     divisors), strided and broadcast."""
-    skip_pending_complex(name, dtype)
+    skip_complex_by_spec(name, dtype)
     a = random_array(rng, (4, 16), dtype, special=True)[:, ::2]
     b = random_array(rng, (4, 1), dtype, special=True)
     a, b = operands_for(name, a, b)
@@ -188,7 +185,7 @@ def test_binary_function_same_dtype_matches_numpy(backend, rng, name, dtype):
 @pytest.mark.parametrize("name", sorted(UNARY))
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_unary_function_matches_numpy(backend, rng, name, dtype):
-    skip_pending_complex(name, dtype)
+    skip_complex_by_spec(name, dtype)
     a = random_array(rng, (4, 3), dtype, special=True)[:, ::2]
     if name == "reciprocal" and a.dtype.kind in "iu":
         # NumPy's integer 1 / 0 is whatever the CPU's division gives
@@ -204,7 +201,7 @@ def test_unary_function_matches_numpy(backend, rng, name, dtype):
 @pytest.mark.parametrize("name", sorted(n for n in BINARY if n not in ("pow",)))
 @pytest.mark.parametrize("scalar", [True, 3, -2.5, 1 + 2j])
 def test_function_with_python_scalar_is_weak(backend, rng, name, scalar):
-    skip_pending_complex(name, type(scalar))
+    skip_complex_by_spec(name, type(scalar))
     a = random_array(rng, (6,), "float32", special=True)
     d = devarray.asarray(a)
     check(name, (a, scalar), (d, scalar), rtol=tolerance(name))
