@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Profile one benchmark operation of devarray, CuPy and PyTorch under
+Nsight Compute, to explain a row of docs/benchmarks.md that misses its
+target: each library's kernels for the operation, with their time and DRAM
+throughput side by side.
+
+    ncu --csv --metrics gpu__time_duration.sum,\\
+dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,\\
+dram__bytes_write.sum python3 bench/profile.py isnan > isnan.csv
+
+Each library runs the operation WARMUP times, then once inside a
+profiler range (cuProfilerStart/Stop), so with `--profile-from-start off`
+ncu lists only the measured calls, in order: devarray's kernels, then
+CuPy's, then PyTorch's.
+"""
+
+import argparse
+import ctypes
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if any((ROOT / "devarray").glob("_core*.so")):
+    sys.path.insert(0, str(ROOT))
+
+import devarray  # noqa: E402
+
+WARMUP = 2
+
+
+def cuda_profiler():
+    """The driver's cuProfilerStart/Stop: every runtime's calls end there,
+    and devarray links its runtime statically."""
+    driver = ctypes.CDLL("libcuda.so.1")
+    return driver.cuProfilerStart, driver.cuProfilerStop
+
+
+def operations(log2n):
+    """name -> (input shape, call(x, library module))."""
+    n = 1 << log2n
+    side = 1 << (log2n // 2)
+    return {
+        "isnan": ((n,), lambda x, m: m.isnan(x)),
+        "sum": ((n,), lambda x, m: m.sum(x)),
+        "sum_axis0": ((side, side), lambda x, m: m.sum(x, axis=0)),
+        "sum_axis1": ((side, side), lambda x, m: m.sum(x, axis=1)),
+        "max": ((n,), lambda x, m: m.max(x)),
+        "argmax": ((n,), lambda x, m: m.argmax(x)),
+        "sort": ((n >> 2,), lambda x, m: m.sort(x)),
+        "mask": ((n,), lambda x, m: x[x > 0.5]),
+        "matmul": ((4096, 4096), lambda x, m: m.matmul(x, x)),
+    }
+
+
+def libraries():
+    libs = {"devarray": (devarray.asarray, devarray, lambda: None)}
+    try:
+        import cupy
+        libs["cupy"] = (cupy.asarray, cupy, cupy.cuda.Device().synchronize)
+    except ImportError:
+        pass
+    try:
+        import torch
+        torch.backends.cuda.matmul.allow_tf32 = False
+        libs["torch"] = (lambda a: torch.as_tensor(a, device="cuda"), torch,
+                         torch.cuda.synchronize)
+    except ImportError:
+        pass
+    return libs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("operation")
+    parser.add_argument("--log2-size", type=int, default=28)
+    args = parser.parse_args()
+    ops = operations(args.log2_size)
+    if args.operation not in ops:
+        parser.error(f"operation must be one of {', '.join(ops)}")
+    shape, call = ops[args.operation]
+    host = np.random.default_rng(0).random(shape, dtype=np.float32)
+    start, stop = cuda_profiler()
+    for name, (to_device, module, sync) in libraries().items():
+        x = to_device(host)
+        for _ in range(WARMUP):
+            call(x, module)
+        sync()
+        devarray.synchronize()
+        start()
+        call(x, module)
+        sync()
+        devarray.synchronize()
+        stop()
+        print(f"profiled {name}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
