@@ -124,6 +124,10 @@ typedef struct {
     int in_typenum;
     int acc_typenum;
     int op;                     /* DA_REDUCE_* */
+    /* the dtype the caller stores the result in: with float16 and
+       inner > 1 the host rounds each step to it, as NumPy's half loops
+       do (the CUDA kernels keep float32 steps) */
+    int result_typenum;
     int64_t outer, len, inner;
 } da_reduce;
 

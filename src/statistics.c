@@ -6,14 +6,17 @@
  * of reductions and elementwise ops on x's backend, in NumPy's order so
  * the host backend matches NumPy (numpy/_core/_methods.py):
  *   mean(x)          sum(x, dtype=w) / n
- *   var(x)           m = sum(x, dtype=w, keepdims) / n; d = x - m;
+ *   var(x)           m = sum(x, keepdims) / n in v; d = x - m;
  *                    sum(d * d) / max(n - correction, 0)  (for complex d,
  *                    re(d)^2 + im(d)^2: real, as NumPy's |d|^2)
  *   std(x)           sqrt(var(x))
  *   count_nonzero(x) sum(x != 0 as bool, dtype=int64)
- * where n is the number of elements reduced per output and w the working
- * dtype: float64 for bool and integers, float32 for float16 (the result
- * is cast back to float16, as NumPy does), else x's dtype.  Dividing by a
+ * where n is the number of elements reduced per output, w the working
+ * dtype of mean: float64 for bool and integers, float32 for float16 (the
+ * result is cast back to float16, as NumPy does), else x's dtype; and v
+ * var's: float64 for bool and integers, else x's dtype (float16 too, as
+ * NumPy).  Divisions of complex64 happen in complex128, as NumPy's by an
+ * intp count do.  Dividing by a
  * zero count gives NaN or inf, as NumPy (which also warns) does.  Every
  * temporary is a DeviceArray freed on return.
  */
@@ -22,6 +25,7 @@
 #include "array.h"
 #include "copy.h"
 #include "dtypeobject.h"
+#include "elementwise.h"
 #include "reduce.h"
 #include "ufunc.h"
 
@@ -58,20 +62,35 @@ statistics_count(DeviceArrayObject *x, PyObject *axis)
     return n;
 }
 
-/* a op= value (a Python float), in place; steals nothing.  0 or -1. */
+/* a /= value (a Python float), in place.  NumPy divides by its count, an
+   intp, which promotes complex64 to complex128: a complex64 `a` is divided
+   there and rounded back, so the host matches NumPy bit for bit (for the
+   real dtypes the wider division rounds to the same value).  0 or -1. */
 static int
 statistics_scale(PyObject *a, int op, double value)
 {
-    PyObject *operands[2], *scalar, *done;
+    PyObject *operands[2], *scalar, *done = NULL;
+    DeviceArrayObject *target = (DeviceArrayObject *)a, *wide = NULL;
 
     scalar = PyFloat_FromDouble(value);
     if (scalar == NULL) {
         return -1;
     }
-    operands[0] = a;
+    if (target->typenum == DA_COMPLEX64) {
+        wide = copy_cast(target, DA_COMPLEX128);
+        if (wide == NULL) {
+            goto error;
+        }
+    }
+    operands[0] = wide != NULL ? (PyObject *)wide : a;
     operands[1] = scalar;
     done = ufunc_apply(op, operands, 1, 0);
+    if (done != NULL && wide != NULL && elementwise_copy(target, wide) < 0) {
+        Py_CLEAR(done);
+    }
+error:
     Py_DECREF(scalar);
+    Py_XDECREF(wide);
     Py_XDECREF(done);
     return done == NULL ? -1 : 0;
 }
@@ -99,9 +118,10 @@ statistics_finish(DeviceArrayObject *x, PyObject *result)
     return cast;
 }
 
-/* The mean of x over axis, in the working dtype. */
+/* The sum of x over axis in dtype `typenum`, divided by the count: the
+   mean in that dtype. */
 static PyObject *
-statistics_mean_of(DeviceArrayObject *x, PyObject *axis, int keepdims)
+statistics_mean_in(DeviceArrayObject *x, PyObject *axis, int typenum, int keepdims)
 {
     int64_t n = statistics_count(x, axis);
     PyObject *s;
@@ -109,15 +129,15 @@ statistics_mean_of(DeviceArrayObject *x, PyObject *axis, int keepdims)
     if (n < 0) {
         return NULL;
     }
-    s = reduce_apply(x, DA_REDUCE_SUM, axis, statistics_working_type(x->typenum),
-                     keepdims);
+    s = reduce_apply(x, DA_REDUCE_SUM, axis, typenum, keepdims);
     if (s != NULL && statistics_scale(s, DA_OP_DIV, (double)n) < 0) {
         Py_CLEAR(s);
     }
     return s;
 }
 
-/* The variance of x over axis in the working dtype (real for complex x). */
+/* The variance of x over axis (real for complex x): in x's dtype when it
+   is inexact, else float64. */
 static PyObject *
 statistics_var_of(DeviceArrayObject *x, PyObject *axis, double correction, int keepdims)
 {
@@ -129,7 +149,11 @@ statistics_var_of(DeviceArrayObject *x, PyObject *axis, double correction, int k
     if (n < 0) {
         return NULL;
     }
-    mean = statistics_mean_of(x, axis, 1);
+    /* NumPy's var works in x's dtype when it is inexact, float16 too */
+    mean = statistics_mean_in(x, axis,
+                              da_class_of(x->typenum) >= DA_CLASS_F32 ? x->typenum
+                                                                      : DA_FLOAT64,
+                              1);
     if (mean == NULL) {
         goto error;
     }
@@ -231,19 +255,20 @@ statistics_min(DeviceArrayObject *x, PyObject *axis, int keepdims)
 PyObject *
 statistics_mean(DeviceArrayObject *x, PyObject *axis, int keepdims)
 {
-    return statistics_finish(x, statistics_mean_of(x, axis, keepdims));
+    return statistics_finish(
+        x, statistics_mean_in(x, axis, statistics_working_type(x->typenum), keepdims));
 }
 
 PyObject *
 statistics_var(DeviceArrayObject *x, PyObject *axis, double correction, int keepdims)
 {
-    return statistics_finish(x, statistics_var_of(x, axis, correction, keepdims));
+    return statistics_var_of(x, axis, correction, keepdims);
 }
 
 PyObject *
 statistics_std(DeviceArrayObject *x, PyObject *axis, double correction, int keepdims)
 {
-    PyObject *v = statistics_finish(x, statistics_var_of(x, axis, correction, keepdims));
+    PyObject *v = statistics_var_of(x, axis, correction, keepdims);
     PyObject *operands[1] = {v};
     PyObject *done;
 
