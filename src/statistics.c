@@ -294,8 +294,11 @@ statistics_count_nonzero(DeviceArrayObject *x, PyObject *axis, int keepdims)
     if (statistics_count(x, axis) < 0) {
         return NULL;
     }
-    flags = x->typenum == DA_BOOL ? (Py_INCREF(x), x) : copy_cast(x, DA_BOOL);
-    if (flags == NULL) {
+    if (x->typenum == DA_BOOL) {
+        Py_INCREF(x);
+        flags = x;
+    }
+    else if ((flags = copy_cast(x, DA_BOOL)) == NULL) {
         return NULL;
     }
     result = reduce_apply(flags, DA_REDUCE_SUM, axis, DA_INT64, keepdims);
