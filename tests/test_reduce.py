@@ -319,3 +319,38 @@ def test_large_columns(gpu, rng):
     assert_values(db.max(axis=0), b.max(axis=0))
     c = rng.integers(-100, 100, size=(1 << 20,), dtype=np.int16)
     assert int(devarray.to_device(c).max()) == int(c.max())
+
+
+@pytest.mark.parametrize("dt", ["float32", "float16", "int8", "complex64"])
+@pytest.mark.parametrize("shape, axis", [((1024, 4096), 0), ((8, 513, 640), 1),
+                                         ((3000, 8), 0)])
+def test_large_in_place_routes(gpu, rng, dt, shape, axis):
+    """The in-place route with vector loads and len split over blocks (the
+    small tests above fit in one split); max/min exactly, sums within the
+    in-order bound len * eps * sum|x|."""
+    a = prod_data(rng, shape, dt)
+    d = devarray.to_device(a)
+    assert_values(d.max(axis=axis), np.asarray(a.max(axis=axis)))
+    assert_values(d.min(axis=axis), np.asarray(a.min(axis=axis)))
+    expected = np.asarray(np.sum(a, axis=axis))
+    if expected.dtype.kind in "biu":
+        assert_values(d.sum(axis=axis), expected)
+        return
+    wide = np.complex128 if expected.dtype.kind == "c" else np.float64
+    exact = np.sum(a.astype(wide), axis=axis)
+    bound = np.sum(np.abs(a.astype(wide)), axis=axis) * shape[axis] * \
+        eps(np.float32 if dt == "float16" else dt) + np.abs(exact) * eps(dt)
+    got = host(d.sum(axis=axis)).astype(wide)
+    assert np.all(np.abs(got - exact) <= bound)
+
+
+def test_misaligned_view_in_place(gpu, rng):
+    """A C-contiguous view one element past an allocation's start: the
+    columns route must fall back to scalar loads."""
+    flat = rng.random(1 + 64 * 1024, dtype=np.float32)
+    a = flat[1:].reshape(64, 1024)
+    d = devarray.to_device(flat)[1:].reshape(64, 1024)
+    assert_values(d.max(axis=0), a.max(axis=0))
+    got = host(d.sum(axis=0)).astype(np.float64)
+    exact = a.astype(np.float64).sum(axis=0)
+    assert np.all(np.abs(got - exact) <= 1e-5 * exact)
