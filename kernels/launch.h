@@ -114,7 +114,10 @@ typedef struct {
  *              float16/float32, else acc == in; NaN propagates.
  * outer, len, inner >= 1.  Float sums are pairwise or a tree when
  * inner == 1 (error ~ log2(len) eps) and in order along len otherwise, as
- * NumPy's loops are; the host twin matches NumPy's order exactly.
+ * NumPy's loops are; the host twin follows NumPy's order.  float16 input
+ * accumulates in float32 on both backends and is rounded once by the
+ * caller's cast (NumPy's half loops may round every step along a leading
+ * axis, depending on its version).
  */
 enum { DA_REDUCE_SUM = 0, DA_REDUCE_PROD, DA_REDUCE_MAX, DA_REDUCE_MIN, DA_NREDUCE };
 
@@ -124,10 +127,6 @@ typedef struct {
     int in_typenum;
     int acc_typenum;
     int op;                     /* DA_REDUCE_* */
-    /* the dtype the caller stores the result in: with float16 and
-       inner > 1 the host rounds each step to it, as NumPy's half loops
-       do (the CUDA kernels keep float32 steps) */
-    int result_typenum;
     int64_t outer, len, inner;
 } da_reduce;
 

@@ -12,9 +12,9 @@
  *     when the reduced axis is not the innermost: the outputs are the
  *     inner loop and the reduced axis the outer one, so each output adds
  *     its elements in order.
- * float16 sums and products over inner > 1 round each step to float16
- * when the result is float16, as NumPy's half loops do there (the output
- * is their accumulator).
+ * float16 accumulates in float32 and is rounded once, by the caller's cast
+ * (as the CUDA kernels do; NumPy's half loops round every step along a
+ * leading axis in some versions, so no version's float16 order is copied).
  * Integers wrap in 64 bits; max and min propagate NaN (optable.h's
  * maximum/minimum element functions).
  */
@@ -168,7 +168,7 @@ host_reduce_pairwise_sum(const da_reduce *r)
    when FIRST), then COMBINE with each further element along len.  The
    outputs of one outer index are updated row by row, so the input is read
    in memory order. */
-#define HOST_REDUCE_IN_ORDER(CNAME, COMBINE, START, FIRST, ROUND)                    \
+#define HOST_REDUCE_IN_ORDER(CNAME, COMBINE, START, FIRST)                    \
     do {                                                                      \
         typedef DA_CTYPE_##CNAME ct;                                          \
         const int64_t size = da_itemsize(r->in_typenum);                      \
@@ -187,50 +187,34 @@ host_reduce_pairwise_sum(const da_reduce *r)
                 for (i = 0; i < r->inner; i++) {                              \
                     row[i] = COMBINE(row[i],                                  \
                                      da_load_##CNAME(line + i * size, r->in_typenum)); \
-                    row[i] = ROUND(row[i], half_steps);                       \
                 }                                                             \
             }                                                                 \
         }                                                                     \
     } while (0)
 
-/* NumPy's float16 loops round every partial result to float16 when the
-   float16 output is the accumulator (inner > 1): ROUND is
-   host_reduce_step_f32 for the float32 class, which does that when
-   half_steps says so, and HOST_REDUCE_KEEP for the others. */
-static float
-host_reduce_step_f32(float v, int half_steps)
-{
-    return half_steps ? da_half_to_float(da_float_to_half(v)) : v;
-}
-
-#define HOST_REDUCE_KEEP(v, half_steps) (v)
-
 /* The four ops for class CNAME with its max and min element functions. */
-#define HOST_REDUCE_CLASS_CASE(CLS, CNAME, MAXFN, MINFN, ROUND)                      \
+#define HOST_REDUCE_CLASS_CASE(CLS, CNAME, MAXFN, MINFN)                      \
     case CLS:                                                                 \
         switch (r->op) {                                                      \
             case DA_REDUCE_SUM:                                               \
                 HOST_REDUCE_IN_ORDER(CNAME, da_##CNAME##_add,                 \
-                                     da_bool_to_##CNAME(0), 0, ROUND);        \
+                                     da_bool_to_##CNAME(0), 0);               \
                 return 0;                                                     \
             case DA_REDUCE_PROD:                                              \
                 HOST_REDUCE_IN_ORDER(CNAME, da_##CNAME##_mul,                 \
-                                     da_bool_to_##CNAME(1), 0, ROUND);        \
+                                     da_bool_to_##CNAME(1), 0);               \
                 return 0;                                                     \
             case DA_REDUCE_MAX:                                               \
-                HOST_REDUCE_IN_ORDER(CNAME, MAXFN, da_bool_to_##CNAME(0), 1,   \
-                                     HOST_REDUCE_KEEP);                       \
+                HOST_REDUCE_IN_ORDER(CNAME, MAXFN, da_bool_to_##CNAME(0), 1); \
                 return 0;                                                     \
             default:                                                          \
-                HOST_REDUCE_IN_ORDER(CNAME, MINFN, da_bool_to_##CNAME(0), 1,   \
-                                     HOST_REDUCE_KEEP);                       \
+                HOST_REDUCE_IN_ORDER(CNAME, MINFN, da_bool_to_##CNAME(0), 1); \
                 return 0;                                                     \
         }
 
 int
 da_host_reduce(const da_reduce *r)
 {
-    const int half_steps = r->result_typenum == DA_FLOAT16 && r->inner > 1;
     int cls;
 
     if (!da_reduce_supported(r->op, r->in_typenum, r->acc_typenum) || r->outer < 1 ||
@@ -242,15 +226,13 @@ da_host_reduce(const da_reduce *r)
         return host_reduce_pairwise_sum(r);
     }
     switch (cls) {
-        HOST_REDUCE_CLASS_CASE(DA_CLASS_BOOL, bool, da_bool_or, da_bool_and, HOST_REDUCE_KEEP)
-        HOST_REDUCE_CLASS_CASE(DA_CLASS_SINT, sint, da_sint_max, da_sint_min, HOST_REDUCE_KEEP)
-        HOST_REDUCE_CLASS_CASE(DA_CLASS_UINT, uint, da_uint_max, da_uint_min, HOST_REDUCE_KEEP)
-        HOST_REDUCE_CLASS_CASE(DA_CLASS_F32, f32, da_f32_max, da_f32_min, host_reduce_step_f32)
-        HOST_REDUCE_CLASS_CASE(DA_CLASS_F64, f64, da_f64_max, da_f64_min, HOST_REDUCE_KEEP)
-        HOST_REDUCE_CLASS_CASE(DA_CLASS_C64, c64, da_c64_maximum, da_c64_minimum,
-                               HOST_REDUCE_KEEP)
-        HOST_REDUCE_CLASS_CASE(DA_CLASS_C128, c128, da_c128_maximum, da_c128_minimum,
-                               HOST_REDUCE_KEEP)
+        HOST_REDUCE_CLASS_CASE(DA_CLASS_BOOL, bool, da_bool_or, da_bool_and)
+        HOST_REDUCE_CLASS_CASE(DA_CLASS_SINT, sint, da_sint_max, da_sint_min)
+        HOST_REDUCE_CLASS_CASE(DA_CLASS_UINT, uint, da_uint_max, da_uint_min)
+        HOST_REDUCE_CLASS_CASE(DA_CLASS_F32, f32, da_f32_max, da_f32_min)
+        HOST_REDUCE_CLASS_CASE(DA_CLASS_F64, f64, da_f64_max, da_f64_min)
+        HOST_REDUCE_CLASS_CASE(DA_CLASS_C64, c64, da_c64_maximum, da_c64_minimum)
+        HOST_REDUCE_CLASS_CASE(DA_CLASS_C128, c128, da_c128_maximum, da_c128_minimum)
         default:
             return -1;
     }

@@ -245,7 +245,6 @@ reduce_apply(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keep
         r.in_typenum = source_type;
         r.acc_typenum = acc_type;
         r.op = op;
-        r.result_typenum = result_type;
         if (backend_reduce(a->backend, &r) < 0) {
             goto error;
         }

@@ -15,7 +15,10 @@ Tolerances:
     complex products along inner > 1, where NumPy's SIMD loop uses fused
     multiply-adds; otherwise the host is exact;
   - float sums on the host over adjacent axes: exact (NumPy's pairwise
-    order along a contiguous axis, in order along a leading one).
+    order along a contiguous axis, in order along a leading one), except
+    float16: both backends accumulate it in float32 and round once, while
+    NumPy's half loops round every step along a leading axis in some
+    versions (2.4) and not in others (2.5); float16 gets the bounds above.
 """
 
 import numpy as np
@@ -62,12 +65,15 @@ def adjacent(axis, shape):
 
 
 def prod_data(rng, shape, dt):
-    """Values whose products stay finite and nonzero: magnitudes in
-    [0.5, 2) with random signs for floats, small integers (wrapping still
-    happens for long int8 products, as in NumPy)."""
+    """Values whose products stay finite and nonzero in every order, so
+    that no test depends on where an intermediate product overflows:
+    magnitudes exp(u), u uniform in [-0.1, 0.1] (a random walk of
+    log-magnitudes with no drift: 720 factors stay within float16's range),
+    random signs (phases for complex); integers over their full range
+    (products wrap exactly in any order)."""
     kind = np.dtype(dt).kind
     if kind in "fc":
-        mag = rng.uniform(0.5, 2.0, size=shape)
+        mag = np.exp(rng.uniform(-0.1, 0.1, size=shape))
         sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
         a = mag * sign
         if kind == "c":
@@ -95,7 +101,8 @@ def check(fn_name, a, d, axis, keepdims, backend, **kwargs):
         if kind in "biu" or fn_name in ("max", "min"):
             assert_values(got, expected)
             continue
-        exact = backend == "host" and a.flags.c_contiguous and adjacent(axis, a.shape) and not (
+        exact = backend == "host" and a.flags.c_contiguous and adjacent(axis, a.shape) \
+            and a.dtype != np.float16 and not (
             kind == "c" and fn_name == "prod" and a.ndim and
             normalised(axis, a.ndim) and max(normalised(axis, a.ndim)) < a.ndim - 1)
         if exact:
@@ -205,12 +212,14 @@ def test_non_contiguous(backend, rng, fn, view, dt):
     assert d.shape == a.shape
     for axis in axis_cases(a.ndim):
         if fn == "sum":
-            # non-adjacent axes of a view: NumPy's order differs from the
-            # copy's pairwise one; bound by len * eps * max|a|
+            # views: NumPy's order differs from the copy's; any order of n
+            # additions is within (n - 1) * eps / 2 * sum|a| of the exact
+            # sum, and sum|a| <= n * max|a|, so two orders differ by at most
+            # n * eps * n * max|a|
             expected = np.asarray(np.sum(a, axis=axis))
             n = max(1, a.size // max(1, expected.size))
             scale = float(np.max(np.abs(a))) if a.size else 1.0
-            tol = (n + 2) * eps(expected.dtype) * scale
+            tol = (n + 2) * eps(expected.dtype) * n * scale
             got = host(d.sum(axis=axis))
             assert got.dtype == expected.dtype and got.shape == expected.shape
             with np.errstate(all="ignore"):
@@ -239,7 +248,7 @@ def test_leading_axes_in_place(backend, rng, dt, shape, axis):
         check(fn, a, d, axis, False, backend)
     expected = np.asarray(np.sum(a, axis=axis))
     got = d.sum(axis=axis)
-    if backend == "host" or expected.dtype.kind in "biu":
+    if (backend == "host" and dt != "float16") or expected.dtype.kind in "biu":
         assert_values(got, expected)
     else:
         n = a.size // expected.size

@@ -6,7 +6,8 @@ Tolerances:
   - count_nonzero: exact (int64 counts);
   - host backend, C-contiguous input, adjacent reduced axes: exact, since
     the host sums in NumPy's order and divides as NumPy does (complex64
-    through complex128);
+    through complex128), except float16 (accumulated in float32 and
+    rounded once, where NumPy's half loops may round every step);
   - otherwise (CUDA's tree order, copies of views): mean within
     (n + 4) * eps * max|x| (the summation error bound, divided by n, is
     far below it), var and std relative (n + 8) * 4 * eps (var is a sum
@@ -67,6 +68,7 @@ def check_stat(fn, a, d, axis, keepdims, backend, **kwargs):
         assert isinstance(got, devarray.DeviceArray)
         expected = np.asarray(expected)
         if fn == "count_nonzero" or (backend == "host" and a.flags.c_contiguous
+                                     and a.dtype != np.float16
                                      and adjacent(axis, a.shape)):
             assert_values(got, expected)
             continue
@@ -182,8 +184,11 @@ def test_mean_float16_accumulates_in_float32(backend):
 
 
 def test_methods_positional_axis(backend, rng):
+    """Exact on the host (NumPy's order); on CUDA within 16 ulps (a tree
+    of 4 to 6 terms, the mean's error entering var)."""
     a = random_array(rng, (4, 6), "float64")
     d = devarray.to_device(a)
-    assert_values(d.mean(1), np.asarray(a.mean(1)))
-    assert_values(d.var(0, correction=1), np.asarray(a.var(0, ddof=1)))
-    assert_values(d.std(1, keepdims=True), np.asarray(a.std(1, keepdims=True)))
+    rtol = 0 if backend == "host" else 16 * eps(np.float64)
+    assert_values(d.mean(1), np.asarray(a.mean(1)), rtol=rtol)
+    assert_values(d.var(0, correction=1), np.asarray(a.var(0, ddof=1)), rtol=rtol)
+    assert_values(d.std(1, keepdims=True), np.asarray(a.std(1, keepdims=True)), rtol=rtol)
