@@ -1,5 +1,5 @@
 # Type stubs for the C extension devarray._core (src/*.c).
-# The module defines names `bool`, `sum` and `abs`, so the builtins are
+# The module defines names `bool`, `sum`, `abs`, `max` and `min`, so the builtins are
 # spelt `builtins.bool` and so on below.
 
 import builtins
@@ -122,6 +122,30 @@ class DeviceArray:
         self,
         axis: _Axis = None,
         dtype: _DTypeLike | None = None,
+        keepdims: builtins.bool = False,
+    ) -> DeviceArray: ...
+    # reductions (reduce): src/methods.c
+    def max(self, axis: _Axis = None, keepdims: builtins.bool = False) -> DeviceArray: ...
+    def min(self, axis: _Axis = None, keepdims: builtins.bool = False) -> DeviceArray: ...
+    def prod(
+        self,
+        axis: _Axis = None,
+        dtype: _DTypeLike | None = None,
+        keepdims: builtins.bool = False,
+    ) -> DeviceArray: ...
+    def mean(self, axis: _Axis = None, keepdims: builtins.bool = False) -> DeviceArray: ...
+    def var(
+        self,
+        axis: _Axis = None,
+        *,
+        correction: float = 0.0,
+        keepdims: builtins.bool = False,
+    ) -> DeviceArray: ...
+    def std(
+        self,
+        axis: _Axis = None,
+        *,
+        correction: float = 0.0,
         keepdims: builtins.bool = False,
     ) -> DeviceArray: ...
     def copy(self) -> DeviceArray: ...
@@ -408,6 +432,38 @@ def sum(
     axis: _Axis = None,
     dtype: _DTypeLike | None = None,
     keepdims: builtins.bool = False,
+) -> DeviceArray: ...
+
+# Statistical functions (src/statistics.c).
+def prod(
+    x: DeviceArray,
+    /,
+    *,
+    axis: _Axis = None,
+    dtype: _DTypeLike | None = None,
+    keepdims: builtins.bool = False,
+) -> DeviceArray: ...
+def max(x: DeviceArray, /, *, axis: _Axis = None, keepdims: builtins.bool = False) -> DeviceArray: ...
+def min(x: DeviceArray, /, *, axis: _Axis = None, keepdims: builtins.bool = False) -> DeviceArray: ...
+def mean(x: DeviceArray, /, *, axis: _Axis = None, keepdims: builtins.bool = False) -> DeviceArray: ...
+def var(
+    x: DeviceArray,
+    /,
+    *,
+    axis: _Axis = None,
+    correction: int | float = 0.0,
+    keepdims: builtins.bool = False,
+) -> DeviceArray: ...
+def std(
+    x: DeviceArray,
+    /,
+    *,
+    axis: _Axis = None,
+    correction: int | float = 0.0,
+    keepdims: builtins.bool = False,
+) -> DeviceArray: ...
+def count_nonzero(
+    x: DeviceArray, /, *, axis: _Axis = None, keepdims: builtins.bool = False
 ) -> DeviceArray: ...
 
 # The array API's namespace names (src/namespace.c, src/dtypefuncs.c).

@@ -100,38 +100,72 @@ typedef struct {
 } da_where;
 
 /*
- * Sum `nsegments` contiguous segments of `seglen` elements each, from `in`
- * (dtype in_typenum) into `out`: nsegments contiguous values of dtype
- * acc_typenum, the accumulator.  Supported (in, acc) pairs:
- *   acc int64:      bool, int8, int16, int32, int64
- *   acc uint64:     uint8, uint16, uint32, uint64
- *   acc float32:    float16, float32
- *   acc float64:    float64
- *   acc complex64:  complex64
- *   acc complex128: complex128
- * da_sum_supported() says whether a pair is one of these.  nsegments >= 1 and
- * seglen >= 1.  Float sums are tree/pairwise (error ~ log2(n) eps, not n eps).
+ * A reduction (area: reduce).  The input is `outer` x `len` x `inner`
+ * contiguous elements of dtype in_typenum: element (o, r, i) is at index
+ * (o * len + r) * inner + i.  The op combines the `len` elements of each
+ * (o, i) into out[o * inner + i], outer * inner contiguous values of dtype
+ * acc_typenum, the accumulator (its storage is the compute class's C type).
+ * inner == 1 is "outer segments of len contiguous elements"; inner > 1 is
+ * a reduction over leading or middle axes of a C-contiguous array, read in
+ * place.  Supported (op, in, acc) triples, da_reduce_supported():
+ *   SUM, PROD: acc int64 for bool and signed ints, uint64 for unsigned
+ *              ints, float32 for float16/float32, else acc == in;
+ *   MAX, MIN:  acc bool for bool (or / and), int64, uint64, float32 for
+ *              float16/float32, else acc == in; NaN propagates.
+ * outer, len, inner >= 1.  Float sums are pairwise or a tree when
+ * inner == 1 (error ~ log2(len) eps) and in order along len otherwise, as
+ * NumPy's loops are; the host twin follows NumPy's order.  float16 input
+ * accumulates in float32 on both backends and is rounded once by the
+ * caller's cast (NumPy's half loops may round every step along a leading
+ * axis, depending on its version).
  */
+enum { DA_REDUCE_SUM = 0, DA_REDUCE_PROD, DA_REDUCE_MAX, DA_REDUCE_MIN, DA_NREDUCE };
+
+typedef struct {
+    const void *in;
+    void *out;
+    int in_typenum;
+    int acc_typenum;
+    int op;                     /* DA_REDUCE_* */
+    int64_t outer, len, inner;
+} da_reduce;
+
+/* The accumulator dtype of an input dtype for op (see da_reduce). */
+static inline int
+da_reduce_accumulator(int op, int in_typenum)
+{
+    switch (in_typenum) {
+        case DA_BOOL:
+            return op == DA_REDUCE_MAX || op == DA_REDUCE_MIN ? DA_BOOL : DA_INT64;
+        case DA_INT8:
+        case DA_INT16:
+        case DA_INT32:
+        case DA_INT64:
+            return DA_INT64;
+        case DA_UINT8:
+        case DA_UINT16:
+        case DA_UINT32:
+        case DA_UINT64:
+            return DA_UINT64;
+        case DA_FLOAT16:
+            return DA_FLOAT32;
+        default:
+            return in_typenum;
+    }
+}
+
+static inline int
+da_reduce_supported(int op, int in_typenum, int acc_typenum)
+{
+    return op >= 0 && op < DA_NREDUCE && in_typenum >= 0 && in_typenum < DA_NTYPES &&
+           da_reduce_accumulator(op, in_typenum) == acc_typenum;
+}
+
+/* The sums of the issue-9 contract: da_reduce with op SUM. */
 static inline int
 da_sum_supported(int in_typenum, int acc_typenum)
 {
-    switch (acc_typenum) {
-        case DA_INT64:
-            return in_typenum == DA_BOOL || in_typenum == DA_INT8 ||
-                   in_typenum == DA_INT16 || in_typenum == DA_INT32 ||
-                   in_typenum == DA_INT64;
-        case DA_UINT64:
-            return in_typenum == DA_UINT8 || in_typenum == DA_UINT16 ||
-                   in_typenum == DA_UINT32 || in_typenum == DA_UINT64;
-        case DA_FLOAT32:
-            return in_typenum == DA_FLOAT16 || in_typenum == DA_FLOAT32;
-        case DA_FLOAT64:
-        case DA_COMPLEX64:
-        case DA_COMPLEX128:
-            return in_typenum == acc_typenum;
-        default:
-            return 0;
-    }
+    return da_reduce_supported(DA_REDUCE_SUM, in_typenum, acc_typenum);
 }
 
 /*
@@ -188,27 +222,28 @@ typedef struct {
 } da_tri;
 
 int da_host_elementwise(int op, int cls, const da_elementwise *e);
-int da_host_sum(const void *in, int in_typenum, void *out, int acc_typenum,
-                int64_t nsegments, int64_t seglen);
 int da_host_range(const da_range *r);
 int da_host_linspace(const da_linspace *l);
 int da_host_tri(const da_tri *t);
 int da_host_where(const da_where *w);
 
+/* reduce: src/host_reduce.c */
+int da_host_reduce(const da_reduce *r);
+
 #ifdef DEVARRAY_HAVE_CUDA
 cudaError_t da_cuda_elementwise(int op, int cls, const da_elementwise *e,
                                 cudaStream_t stream);
-
-/* Two-phase, like CUB: with temp == NULL only *temp_bytes is set (no work is
-   done); then call again with at least that many bytes of device memory. */
-cudaError_t da_cuda_sum(void *temp, size_t *temp_bytes, const void *in,
-                        int in_typenum, void *out, int acc_typenum,
-                        int64_t nsegments, int64_t seglen, cudaStream_t stream);
 
 cudaError_t da_cuda_range(const da_range *r, cudaStream_t stream);
 cudaError_t da_cuda_linspace(const da_linspace *l, cudaStream_t stream);
 cudaError_t da_cuda_tri(const da_tri *t, cudaStream_t stream);
 cudaError_t da_cuda_where(const da_where *w, cudaStream_t stream);
+
+/* reduce: kernels/reduce*.cu.  Two-phase, like CUB: with temp == NULL only
+   *temp_bytes is set (no work is done); then call again with at least that
+   many bytes of device memory. */
+cudaError_t da_cuda_reduce(void *temp, size_t *temp_bytes, const da_reduce *r,
+                           cudaStream_t stream);
 #endif
 
 #ifdef __cplusplus

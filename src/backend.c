@@ -115,47 +115,44 @@ backend_where(int backend, const da_where *w)
 #ifdef DEVARRAY_HAVE_CUDA
 /* Reductions' temporary storage up to this size comes from one block kept
    for the process: every reduction is queued on the same stream, so uses of
-   the block never overlap, and a sum costs no allocation. */
-#define SUM_SCRATCH_BYTES ((size_t)1 << 20)
-static void *sum_scratch = NULL;
+   the block never overlap, and a reduction costs no allocation. */
+#define REDUCE_SCRATCH_BYTES ((size_t)1 << 20)
+static void *reduce_scratch = NULL;
 #endif
 
 int
-backend_sum(int backend, const void *in, int in_typenum, void *out,
-            int acc_typenum, int64_t nsegments, int64_t seglen)
+backend_reduce(int backend, const da_reduce *r)
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
         size_t temp_bytes = 0;
         void *temp = NULL;
-        cudaError_t err = da_cuda_sum(NULL, &temp_bytes, in, in_typenum, out,
-                                      acc_typenum, nsegments, seglen, 0);
+        cudaError_t err = da_cuda_reduce(NULL, &temp_bytes, r, 0);
         if (err != cudaSuccess) {
-            return cuda_error_raise(err, "sum (temporary storage query)");
+            return cuda_error_raise(err, "reduction (temporary storage query)");
         }
-        if (temp_bytes <= SUM_SCRATCH_BYTES) {
-            if (sum_scratch == NULL &&
-                (sum_scratch = pool_malloc(DA_BACKEND_CUDA, SUM_SCRATCH_BYTES)) == NULL) {
+        if (temp_bytes <= REDUCE_SCRATCH_BYTES) {
+            if (reduce_scratch == NULL &&
+                (reduce_scratch = pool_malloc(DA_BACKEND_CUDA, REDUCE_SCRATCH_BYTES)) == NULL) {
                 return -1;
             }
-            temp = sum_scratch;
+            temp = reduce_scratch;
         }
         else if ((temp = pool_malloc(DA_BACKEND_CUDA, temp_bytes)) == NULL) {
             return -1;
         }
-        err = da_cuda_sum(temp, &temp_bytes, in, in_typenum, out, acc_typenum,
-                          nsegments, seglen, 0);
-        if (temp != sum_scratch) {
+        err = da_cuda_reduce(temp, &temp_bytes, r, 0);
+        if (temp != reduce_scratch) {
             /* stream-ordered free: the reduction finishes first */
             pool_free(DA_BACKEND_CUDA, temp);
         }
-        return err == cudaSuccess ? 0 : cuda_error_raise(err, "sum kernel");
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "reduction kernel");
     }
 #else
     (void)backend;
 #endif
-    if (da_host_sum(in, in_typenum, out, acc_typenum, nsegments, seglen) != 0) {
-        return host_contract_error("sum");
+    if (da_host_reduce(r) != 0) {
+        return host_contract_error("reduction");
     }
     return 0;
 }

@@ -36,15 +36,15 @@ int backend_elementwise(int backend, int op, int cls, const da_elementwise *e);
 /* out = cond ? x1 : x2 per element (see kernels/launch.h) on `backend`. */
 int backend_where(int backend, const da_where *w);
 
-/* Segmented sum (see kernels/launch.h); temporary storage from the pool. */
-int backend_sum(int backend, const void *in, int in_typenum, void *out,
-                int acc_typenum, int64_t nsegments, int64_t seglen);
-
 /* The creation kernels (see kernels/launch.h: da_range, da_linspace,
    da_tri) on `backend`. */
 int backend_range(int backend, const da_range *r);
 int backend_linspace(int backend, const da_linspace *l);
 int backend_tri(int backend, const da_tri *t);
+
+/* reduce: a reduction (see kernels/launch.h, da_reduce); temporary storage
+   from the pool. */
+int backend_reduce(int backend, const da_reduce *r);
 
 /* Wait for all queued work on `backend` (releases the GIL). */
 int backend_synchronize(int backend);

@@ -1,5 +1,5 @@
 /*
- * The host backend: da_host_elementwise and da_host_sum (kernels/launch.h)
+ * The host backend: da_host_elementwise (kernels/launch.h)
  * as plain C loops.  They are also the reference for the CUDA kernels, and
  * compute with the same element functions of kernels/optable.h.
  *
@@ -15,9 +15,7 @@
  *     offsets (no division per element).
  * COPY between arrays of one dtype moves bits instead (memcpy, or per
  * element by itemsize), like the CUDA move route.
- * Sums are NumPy's: zero plus the pairwise sum (8 partial sums in blocks
- * of up to 128, halving above), so host results match NumPy's bit for bit;
- * integers wrap in 64 bits.
+ * Reductions are in host_reduce.c.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -313,172 +311,6 @@ da_host_elementwise(int op, int cls, const da_elementwise *e)
             return 0;
         DA_FOR_EACH_KERNEL(HOST_CASE)
 #undef HOST_CASE
-        default:
-            return -1;
-    }
-}
-
-/* ---- sums ------------------------------------------------------------------ */
-
-/* NumPy's block of partial sums for pairwise summation. */
-#define HOST_PAIRWISE_BLOCK 128
-
-/* Pairwise sum of n real elements of dtype TYPENUM (stride `size`) in class
-   CNAME: NumPy's @TYPE@_pairwise_sum, step for step. */
-#define HOST_DEFINE_PAIRWISE_REAL(FNAME, CNAME, TYPENUM)                      \
-    static DA_CTYPE_##CNAME                                                 \
-    FNAME(const char *p, int64_t n)                                           \
-    {                                                                         \
-        typedef DA_CTYPE_##CNAME ct;                                        \
-        const int64_t size = da_itemsize(TYPENUM);                            \
-        int64_t i, k;                                                         \
-        if (n < 8) {                                                          \
-            /* NumPy's start, kept so that results match bit for bit */      \
-            ct res = (ct)-0.0;                                                \
-            for (i = 0; i < n; i++) {                                         \
-                res = da_##CNAME##_add(res, da_load_##CNAME(p + i * size, TYPENUM)); \
-            }                                                                 \
-            return res;                                                       \
-        }                                                                     \
-        if (n <= HOST_PAIRWISE_BLOCK) {                                       \
-            ct r[8], res;                                                     \
-            for (k = 0; k < 8; k++) {                                         \
-                r[k] = da_load_##CNAME(p + k * size, TYPENUM);                \
-            }                                                                 \
-            for (i = 8; i < n - (n % 8); i += 8) {                            \
-                for (k = 0; k < 8; k++) {                                     \
-                    r[k] = da_##CNAME##_add(                                  \
-                        r[k], da_load_##CNAME(p + (i + k) * size, TYPENUM));  \
-                }                                                             \
-            }                                                                 \
-            res = da_##CNAME##_add(                                           \
-                da_##CNAME##_add(da_##CNAME##_add(r[0], r[1]),                \
-                                 da_##CNAME##_add(r[2], r[3])),               \
-                da_##CNAME##_add(da_##CNAME##_add(r[4], r[5]),                \
-                                 da_##CNAME##_add(r[6], r[7])));              \
-            for (; i < n; i++) {                                              \
-                res = da_##CNAME##_add(res, da_load_##CNAME(p + i * size, TYPENUM)); \
-            }                                                                 \
-            return res;                                                       \
-        }                                                                     \
-        {                                                                     \
-            int64_t half = n / 2;                                             \
-            half -= half % 8;                                                 \
-            return da_##CNAME##_add(FNAME(p, half),                           \
-                                    FNAME(p + half * size, n - half));        \
-        }                                                                     \
-    }
-
-/* The complex version: NumPy sums the interleaved real and imaginary parts
-   as 2n scalars, which is 4 complex partial sums in blocks of 64. */
-#define HOST_DEFINE_PAIRWISE_COMPLEX(FNAME, CNAME, TYPENUM)                   \
-    static DA_CTYPE_##CNAME                                                 \
-    FNAME(const char *p, int64_t n)                                           \
-    {                                                                         \
-        typedef DA_CTYPE_##CNAME ct;                                        \
-        const int64_t size = da_itemsize(TYPENUM);                            \
-        int64_t i, k;                                                         \
-        if (n < 4) {                                                          \
-            ct res;                                                           \
-            res.re = -0.0;                                                    \
-            res.im = -0.0;                                                    \
-            for (i = 0; i < n; i++) {                                         \
-                res = da_##CNAME##_add(res, da_load_##CNAME(p + i * size, TYPENUM)); \
-            }                                                                 \
-            return res;                                                       \
-        }                                                                     \
-        if (n <= HOST_PAIRWISE_BLOCK / 2) {                                   \
-            ct r[4], res;                                                     \
-            for (k = 0; k < 4; k++) {                                         \
-                r[k] = da_load_##CNAME(p + k * size, TYPENUM);                \
-            }                                                                 \
-            for (i = 4; i < n - (n % 4); i += 4) {                            \
-                for (k = 0; k < 4; k++) {                                     \
-                    r[k] = da_##CNAME##_add(                                  \
-                        r[k], da_load_##CNAME(p + (i + k) * size, TYPENUM));  \
-                }                                                             \
-            }                                                                 \
-            res = da_##CNAME##_add(da_##CNAME##_add(r[0], r[1]),              \
-                                   da_##CNAME##_add(r[2], r[3]));             \
-            for (; i < n; i++) {                                              \
-                res = da_##CNAME##_add(res, da_load_##CNAME(p + i * size, TYPENUM)); \
-            }                                                                 \
-            return res;                                                       \
-        }                                                                     \
-        {                                                                     \
-            /* NumPy halves the scalar count and rounds down to 8 scalars */  \
-            const int64_t half = (n - n % 8) / 2;                             \
-            return da_##CNAME##_add(FNAME(p, half),                           \
-                                    FNAME(p + half * size, n - half));        \
-        }                                                                     \
-    }
-
-HOST_DEFINE_PAIRWISE_REAL(pairwise_float16, f32, DA_FLOAT16)
-HOST_DEFINE_PAIRWISE_REAL(pairwise_float32, f32, DA_FLOAT32)
-HOST_DEFINE_PAIRWISE_REAL(pairwise_float64, f64, DA_FLOAT64)
-HOST_DEFINE_PAIRWISE_COMPLEX(pairwise_complex64, c64, DA_COMPLEX64)
-HOST_DEFINE_PAIRWISE_COMPLEX(pairwise_complex128, c128, DA_COMPLEX128)
-
-/* Each segment: add's identity plus the pairwise sum, as NumPy's
-   add.reduce does (so a sum of -0.0 is 0.0 there too). */
-#define HOST_SUM_PAIRWISE(FNAME, CNAME, TYPENUM)                              \
-    do {                                                                      \
-        const int64_t size = da_itemsize(TYPENUM);                            \
-        const int64_t acc_size = da_itemsize(acc_typenum);                    \
-        int64_t s;                                                            \
-        for (s = 0; s < nsegments; s++) {                                     \
-            const char *p = src + s * seglen * size;                          \
-            const DA_CTYPE_##CNAME r = da_##CNAME##_add(                    \
-                da_bool_to_##CNAME(0), FNAME(p, seglen));                     \
-            da_store_##CNAME(dst + s * acc_size, acc_typenum, r);             \
-        }                                                                     \
-    } while (0)
-
-/* Integers: a plain sum, wrapping in 64 bits. */
-#define HOST_SUM_INT_CASE(TYPENUM, CNAME)                                     \
-    case TYPENUM: {                                                           \
-        const int64_t size = da_itemsize(TYPENUM);                            \
-        int64_t s, i;                                                         \
-        for (s = 0; s < nsegments; s++) {                                     \
-            const char *p = src + s * seglen * size;                          \
-            DA_CTYPE_##CNAME r = 0;                                         \
-            for (i = 0; i < seglen; i++) {                                    \
-                r = da_##CNAME##_add(r, da_load_##CNAME(p + i * size, TYPENUM)); \
-            }                                                                 \
-            da_store_##CNAME(dst + s * (int64_t)sizeof r, acc_typenum, r);    \
-        }                                                                     \
-        return 0;                                                             \
-    }
-
-int
-da_host_sum(const void *in, int in_typenum, void *out, int acc_typenum,
-            int64_t nsegments, int64_t seglen)
-{
-    const char *src = (const char *)in;
-    char *dst = (char *)out;
-
-    if (!da_sum_supported(in_typenum, acc_typenum) || nsegments < 1 || seglen < 1) {
-        return -1;
-    }
-    switch (in_typenum) {
-        HOST_SUM_INT_CASE(DA_BOOL, sint)
-        HOST_DTYPES_sint(HOST_SUM_INT_CASE, sint)
-        HOST_DTYPES_uint(HOST_SUM_INT_CASE, uint)
-        case DA_FLOAT16:
-            HOST_SUM_PAIRWISE(pairwise_float16, f32, DA_FLOAT16);
-            return 0;
-        case DA_FLOAT32:
-            HOST_SUM_PAIRWISE(pairwise_float32, f32, DA_FLOAT32);
-            return 0;
-        case DA_FLOAT64:
-            HOST_SUM_PAIRWISE(pairwise_float64, f64, DA_FLOAT64);
-            return 0;
-        case DA_COMPLEX64:
-            HOST_SUM_PAIRWISE(pairwise_complex64, c64, DA_COMPLEX64);
-            return 0;
-        case DA_COMPLEX128:
-            HOST_SUM_PAIRWISE(pairwise_complex128, c128, DA_COMPLEX128);
-            return 0;
         default:
             return -1;
     }

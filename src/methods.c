@@ -15,6 +15,7 @@
 #include "number.h"
 #include "pickle.h"
 #include "reduce.h"
+#include "statistics.h"
 #include "view_ops.h"
 
 static PyObject *
@@ -279,6 +280,83 @@ array_readonly_view(PyObject *Py_UNUSED(module), PyObject *arg)
     return (PyObject *)view;
 }
 
+/* ---- reductions (reduce) --------------------------------------------------- */
+
+/* x.max(), x.min(), x.mean(): (axis=None, keepdims=False). */
+static PyObject *
+array_statistic(DeviceArrayObject *self, PyObject *args, PyObject *kwds,
+                const char *format, PyObject *(*fn)(DeviceArrayObject *, PyObject *, int))
+{
+    static char *kwlist[] = {"axis", "keepdims", NULL};
+    PyObject *axis = Py_None;
+    int keepdims = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, &axis, &keepdims)) {
+        return NULL;
+    }
+    return fn(self, axis, keepdims);
+}
+
+static PyObject *
+array_max(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    return array_statistic(self, args, kwds, "|Op:max", statistics_max);
+}
+
+static PyObject *
+array_min(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    return array_statistic(self, args, kwds, "|Op:min", statistics_min);
+}
+
+static PyObject *
+array_mean(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    return array_statistic(self, args, kwds, "|Op:mean", statistics_mean);
+}
+
+static PyObject *
+array_prod(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"axis", "dtype", "keepdims", NULL};
+    PyObject *axis = Py_None;
+    int typenum = -1, keepdims = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OO&p:prod", kwlist, &axis,
+                                     dtypeobject_converter_optional, &typenum,
+                                     &keepdims)) {
+        return NULL;
+    }
+    return reduce_apply(self, DA_REDUCE_PROD, axis, typenum, keepdims);
+}
+
+/* x.var(), x.std(): (axis=None, *, correction=0.0, keepdims=False); NumPy's
+   ddof is spelled correction here, as in the standard. */
+static PyObject *
+array_spread(DeviceArrayObject *self, PyObject *args, PyObject *kwds, const char *format,
+             PyObject *(*fn)(DeviceArrayObject *, PyObject *, double, int))
+{
+    static char *kwlist[] = {"axis", "correction", "keepdims", NULL};
+    PyObject *axis = Py_None;
+    double correction = 0.0;
+    int keepdims = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, &axis, &correction,
+                                     &keepdims)) {
+        return NULL;
+    }
+    return fn(self, axis, correction, keepdims);
+}
+
+static PyObject *
+array_var(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    return array_spread(self, args, kwds, "|O$dp:var", statistics_var);
+}
+
+static PyObject *
+array_std(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    return array_spread(self, args, kwds, "|O$dp:std", statistics_std);
+}
+
 PyMethodDef methods_table[] = {
     {"to_host", (PyCFunction)(void (*)(void))array_to_host,
      METH_VARARGS | METH_KEYWORDS,
@@ -336,6 +414,25 @@ PyMethodDef methods_table[] = {
      "__copy__($self, /)\n--\n\nA copy on the same backend."},
     {"__deepcopy__", (PyCFunction)array_deepcopy, METH_O,
      "__deepcopy__($self, memo, /)\n--\n\nA copy on the same backend."},
+    /* reductions (reduce) */
+    {"max", (PyCFunction)(void (*)(void))array_max, METH_VARARGS | METH_KEYWORDS,
+     "max($self, /, axis=None, keepdims=False)\n--\n\nLargest element over the "
+     "given axes (devarray.max)."},
+    {"min", (PyCFunction)(void (*)(void))array_min, METH_VARARGS | METH_KEYWORDS,
+     "min($self, /, axis=None, keepdims=False)\n--\n\nSmallest element over the "
+     "given axes (devarray.min)."},
+    {"prod", (PyCFunction)(void (*)(void))array_prod, METH_VARARGS | METH_KEYWORDS,
+     "prod($self, /, axis=None, dtype=None, keepdims=False)\n--\n\nProduct of the "
+     "elements over the given axes (devarray.prod)."},
+    {"mean", (PyCFunction)(void (*)(void))array_mean, METH_VARARGS | METH_KEYWORDS,
+     "mean($self, /, axis=None, keepdims=False)\n--\n\nArithmetic mean over the "
+     "given axes (devarray.mean)."},
+    {"var", (PyCFunction)(void (*)(void))array_var, METH_VARARGS | METH_KEYWORDS,
+     "var($self, /, axis=None, *, correction=0.0, keepdims=False)\n--\n\nVariance "
+     "over the given axes (devarray.var)."},
+    {"std", (PyCFunction)(void (*)(void))array_std, METH_VARARGS | METH_KEYWORDS,
+     "std($self, /, axis=None, *, correction=0.0, keepdims=False)\n--\n\nStandard "
+     "deviation over the given axes (devarray.std)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,13 +1,17 @@
 /*
- * sum(): see reduce.h.
+ * The reduction engine: see reduce.h.
  *
- * Every reduction becomes "sum nseg contiguous segments of seglen elements"
- * (the launcher contract in kernels/launch.h).  When the reduced axes are
- * the trailing axes of a C-contiguous input that the accumulator can read
- * directly (the common case: a full sum, or a row sum), the input is used in
- * place; otherwise one elementwise pass writes a contiguous copy with the
- * kept axes first and the reduced axes last, cast to what the accumulator
- * reads.
+ * Every reduction becomes one da_reduce (kernels/launch.h): `outer` x `len`
+ * x `inner` contiguous elements, combining along len.  When the reduced
+ * axes (size-1 axes aside) are one run of adjacent axes of a C-contiguous
+ * input of the dtype the accumulator reads, the input is used in place:
+ * the axes before the run are `outer`, the run is `len`, the axes after it
+ * `inner`, and the output, kept axes in order, is already (outer, inner).
+ * So sum(axis=0) of a matrix reads the columns in place (inner = columns),
+ * and a full or last-axis reduction is inner == 1.  Otherwise one
+ * elementwise pass writes a contiguous copy: in the input's own axis order
+ * when the run test holds (a strided or cast input), else with the kept
+ * axes first and the reduced axes last (inner == 1).
  */
 #include "reduce.h"
 
@@ -17,35 +21,13 @@
 #include "elementwise.h"
 #include "transfer.h"
 
-/* The accumulator dtype for a result dtype (launch.h lists what each one
-   can read). */
-static int
-accumulator_for(int result)
-{
-    switch (result) {
-        case DA_BOOL:
-        case DA_INT8:
-        case DA_INT16:
-        case DA_INT32:
-        case DA_INT64:
-            return DA_INT64;
-        case DA_UINT8:
-        case DA_UINT16:
-        case DA_UINT32:
-        case DA_UINT64:
-            return DA_UINT64;
-        case DA_FLOAT16:
-            return DA_FLOAT32;
-        default:
-            return result;
-    }
-}
+/* NumPy's ufunc names, for its empty-reduction message. */
+static const char *const reduce_ufunc_names[DA_NREDUCE] = {
+    "add", "multiply", "maximum", "minimum",
+};
 
-/* Fill `reduced` (ndim flags) from axis=None / int / tuple.  A 0-d array
-   accepts a bare axis 0 or -1 and reduces nothing, as in NumPy (a tuple
-   naming an axis is out of bounds there). */
-static int
-parse_axes(PyObject *axis, int ndim, int *reduced)
+int
+reduce_parse_axes(PyObject *axis, int ndim, int *reduced)
 {
     int axes[DA_MAXDIMS], k, n, value;
 
@@ -59,6 +41,8 @@ parse_axes(PyObject *axis, int ndim, int *reduced)
         reduced[k] = 0;
     }
     if (!PyTuple_Check(axis) && !PyList_Check(axis)) {
+        /* a 0-d array accepts a bare axis 0 or -1 and reduces nothing, as
+           in NumPy (a tuple naming an axis is out of bounds there) */
         if (array_normalize_axis(axis, ndim > 0 ? ndim : 1, &value) < 0) {
             return -1;
         }
@@ -74,55 +58,159 @@ parse_axes(PyObject *axis, int ndim, int *reduced)
     return n < 0 ? -1 : 0;
 }
 
-PyObject *
-reduce_sum(DeviceArrayObject *a, PyObject *axis, int typenum, int keepdims)
+/* (outer, len, inner) for reducing the `reduced` axes of a C-contiguous
+   array of `shape`, when those axes of size > 1 are adjacent; 0 if not. */
+static int
+reduce_in_place_layout(int ndim, const int64_t *shape, const int *reduced,
+                       int64_t *outer, int64_t *len, int64_t *inner)
 {
-    int reduced[DA_MAXDIMS], perm[DA_MAXDIMS];
-    int64_t out_shape[DA_MAXDIMS], perm_shape[DA_MAXDIMS], perm_strides[DA_MAXDIMS];
-    int64_t nsegments = 1, seglen = 1;
-    int result_type, acc_type, source_type, k, out_ndim = 0, nkept = 0;
-    int trailing = 1, seen_reduced = 0;
-    DeviceArrayObject *result = NULL, *source = NULL, *acc = NULL,
-                      *permuted = NULL;
+    int k, state = 0; /* 0: before the run, 1: in it, 2: after it */
 
-    if (parse_axes(axis, a->ndim, reduced) < 0) {
-        return NULL;
+    *outer = *len = *inner = 1;
+    for (k = 0; k < ndim; k++) {
+        if (shape[k] == 1) {
+            continue;
+        }
+        if (reduced[k]) {
+            if (state == 2) {
+                return 0;
+            }
+            state = 1;
+            *len *= shape[k];
+        }
+        else if (state == 0) {
+            *outer *= shape[k];
+        }
+        else {
+            state = 2;
+            *inner *= shape[k];
+        }
     }
-    result_type = typenum >= 0 ? typenum : dtype_sum_result(a->typenum);
-    acc_type = accumulator_for(result_type);
-    source_type = a->typenum;
-    if (!da_sum_supported(source_type, acc_type) ||
-        (result_type == DA_BOOL && source_type != DA_BOOL) ||
-        (result_type == DA_FLOAT16 && source_type != DA_FLOAT16)) {
-        /* NumPy casts the input to the requested dtype before summing; an
-           integer result narrower than the accumulator sums the same modulo
-           its width, so it is read as is */
-        source_type = da_sum_supported(result_type, acc_type) ? result_type
-                                                              : acc_type;
-    }
+    return 1;
+}
 
-    /* kept axes first, reduced last */
+/* Fill `a` (of class dtype) with 1: a product over nothing. */
+static int
+reduce_fill_one(DeviceArrayObject *a)
+{
+    int cls = da_class_of(a->typenum);
+    da_scalar one;
+
+    switch (cls) {
+        case DA_CLASS_BOOL:
+            one.b = 1;
+            break;
+        case DA_CLASS_SINT:
+            one.s = 1;
+            break;
+        case DA_CLASS_UINT:
+            one.u = 1;
+            break;
+        case DA_CLASS_F32:
+            one.f32 = 1.0f;
+            break;
+        case DA_CLASS_F64:
+            one.f64 = 1.0;
+            break;
+        case DA_CLASS_C64:
+            one.c64 = da_make_c64(1.0f, 0.0f);
+            break;
+        default:
+            one.c128 = da_make_c128(1.0, 0.0);
+            break;
+    }
+    return elementwise_run(DA_OP_COPY, cls, a, 1, (DeviceArrayObject *[]){NULL}, &one);
+}
+
+/* The contiguous source of the reduction and its layout: `a` itself, a
+   copy in a's axis order, or a copy with the reduced axes last. */
+static DeviceArrayObject *
+reduce_source(DeviceArrayObject *a, const int *reduced, int source_type,
+              da_reduce *r)
+{
+    int perm[DA_MAXDIMS], k, n = 0;
+    int64_t perm_shape[DA_MAXDIMS], perm_strides[DA_MAXDIMS];
+    DeviceArrayObject *permuted, *source;
+
+    if (reduce_in_place_layout(a->ndim, DA_SHAPE(a), reduced, &r->outer, &r->len,
+                               &r->inner)) {
+        if (source_type == a->typenum && array_is_c_contiguous(a)) {
+            Py_INCREF(a);
+            return a;
+        }
+        return copy_contiguous_as(a, source_type);
+    }
+    r->outer = r->len = r->inner = 1;
     for (k = 0; k < a->ndim; k++) {
         if (!reduced[k]) {
-            perm[nkept++] = k;
-            nsegments *= DA_SHAPE(a)[k];
-            if (seen_reduced) {
-                trailing = 0;
-            }
+            perm[n++] = k;
+            r->outer *= DA_SHAPE(a)[k];
+        }
+    }
+    for (k = 0; k < a->ndim; k++) {
+        if (reduced[k]) {
+            perm[n++] = k;
+            r->len *= DA_SHAPE(a)[k];
+        }
+    }
+    for (k = 0; k < a->ndim; k++) {
+        perm_shape[k] = DA_SHAPE(a)[perm[k]];
+        perm_strides[k] = DA_STRIDES(a)[perm[k]];
+    }
+    permuted = array_new_view(a->backend, a->device, a->typenum, a->ndim, perm_shape,
+                              perm_strides, a->data, (PyObject *)a, a->flags);
+    if (permuted == NULL) {
+        return NULL;
+    }
+    source = copy_contiguous_as(permuted, source_type);
+    Py_DECREF(permuted);
+    return source;
+}
+
+PyObject *
+reduce_apply(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keepdims)
+{
+    int reduced[DA_MAXDIMS];
+    int64_t out_shape[DA_MAXDIMS], len = 1;
+    int result_type, acc_type, source_type, k, out_ndim = 0;
+    DeviceArrayObject *result = NULL, *source = NULL, *acc = NULL;
+    da_reduce r;
+
+    if (reduce_parse_axes(axis, a->ndim, reduced) < 0) {
+        return NULL;
+    }
+    for (k = 0; k < a->ndim; k++) {
+        if (!reduced[k]) {
             out_shape[out_ndim++] = DA_SHAPE(a)[k];
         }
         else {
-            seen_reduced = 1;
-            seglen *= DA_SHAPE(a)[k];
+            len *= DA_SHAPE(a)[k];
             if (keepdims) {
                 out_shape[out_ndim++] = 1;
             }
         }
     }
-    for (k = 0; k < a->ndim; k++) {
-        if (reduced[k]) {
-            perm[nkept++] = k;
+    if (op == DA_REDUCE_MAX || op == DA_REDUCE_MIN) {
+        result_type = a->typenum;
+        if (len == 0) {
+            PyErr_Format(PyExc_ValueError,
+                         "zero-size array to reduction operation %s which has no "
+                         "identity", reduce_ufunc_names[op]);
+            return NULL;
         }
+    }
+    else {
+        result_type = typenum >= 0 ? typenum : dtype_sum_result(a->typenum);
+    }
+    acc_type = da_reduce_accumulator(op, result_type);
+    /* NumPy casts the input to the requested dtype before reducing; an
+       input the accumulator reads directly (int8 into an int64 sum) is
+       read as is, since its values are the same after the cast */
+    source_type = a->typenum;
+    if (da_reduce_accumulator(op, source_type) != acc_type ||
+        (result_type == DA_BOOL && source_type != DA_BOOL) ||
+        (result_type == DA_FLOAT16 && source_type != DA_FLOAT16)) {
+        source_type = result_type;
     }
 
     result = array_new(a->backend, result_type, out_ndim, out_shape);
@@ -132,61 +220,51 @@ reduce_sum(DeviceArrayObject *a, PyObject *axis, int typenum, int keepdims)
     if (result->size == 0) {
         return (PyObject *)result;
     }
-    if (seglen == 0) {
-        if (transfer_memset_zero(a->backend, result->data,
-                                 (size_t)DA_NBYTES(result)) < 0) {
-            goto error;
-        }
-        return (PyObject *)result;
-    }
-
-    if (trailing && source_type == a->typenum && array_is_c_contiguous(a)) {
-        source = a;
-        Py_INCREF(source);
-    }
-    else {
-        for (k = 0; k < a->ndim; k++) {
-            perm_shape[k] = DA_SHAPE(a)[perm[k]];
-            perm_strides[k] = DA_STRIDES(a)[perm[k]];
-        }
-        permuted = array_new_view(a->backend, a->device, a->typenum, a->ndim,
-                                  perm_shape, perm_strides, a->data,
-                                  (PyObject *)a, a->flags);
-        if (permuted == NULL) {
-            goto error;
-        }
-        source = copy_contiguous_as(permuted, source_type);
-        if (source == NULL) {
-            goto error;
-        }
-    }
-
     if (acc_type == result_type) {
         acc = result;
         Py_INCREF(acc);
     }
-    else {
-        acc = array_new(a->backend, acc_type, out_ndim, out_shape);
-        if (acc == NULL) {
+    else if ((acc = array_new(a->backend, acc_type, out_ndim, out_shape)) == NULL) {
+        goto error;
+    }
+    if (len == 0) {
+        /* a sum over nothing is 0, a product 1 */
+        if (op == DA_REDUCE_SUM ? transfer_memset_zero(a->backend, acc->data,
+                                                       (size_t)DA_NBYTES(acc)) < 0
+                                : reduce_fill_one(acc) < 0) {
             goto error;
         }
     }
-    if (backend_sum(a->backend, source->data, source->typenum, acc->data,
-                    acc_type, nsegments, seglen) < 0) {
-        goto error;
+    else {
+        source = reduce_source(a, reduced, source_type, &r);
+        if (source == NULL) {
+            goto error;
+        }
+        r.in = source->data;
+        r.out = acc->data;
+        r.in_typenum = source_type;
+        r.acc_typenum = acc_type;
+        r.op = op;
+        if (backend_reduce(a->backend, &r) < 0) {
+            goto error;
+        }
     }
     if (acc != result && elementwise_copy(result, acc) < 0) {
         goto error;
     }
     Py_DECREF(acc);
-    Py_DECREF(source);
-    Py_XDECREF(permuted);
+    Py_XDECREF(source);
     return (PyObject *)result;
 
 error:
     Py_XDECREF(acc);
     Py_XDECREF(source);
-    Py_XDECREF(permuted);
     Py_XDECREF(result);
     return NULL;
+}
+
+PyObject *
+reduce_sum(DeviceArrayObject *a, PyObject *axis, int typenum, int keepdims)
+{
+    return reduce_apply(a, DA_REDUCE_SUM, axis, typenum, keepdims);
 }

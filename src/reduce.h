@@ -1,6 +1,8 @@
 /*
- * Reductions: sum over any set of axes, accumulated as NumPy does, on the
- * array's backend (CUB on CUDA, pairwise loops on the host).
+ * Reductions: sum, prod, max and min over any set of axes, accumulated as
+ * NumPy does, on the array's backend (CUB and in-place column kernels on
+ * CUDA, NumPy's loops on the host).  The statistics built on them (mean,
+ * var, std, count_nonzero) are in statistics.c.
  */
 #ifndef DEVARRAY_SRC_REDUCE_H_
 #define DEVARRAY_SRC_REDUCE_H_
@@ -8,9 +10,20 @@
 #include "common.h"
 #include "array.h"
 
-/* a.sum(axis, dtype, keepdims): axis None, an int or a tuple of ints;
-   typenum -1 for NumPy's default result dtype. */
+/* op (DA_REDUCE_SUM, _PROD, _MAX, _MIN of kernels/launch.h) over `axis`
+   (None, an int or a tuple of ints), keepdims as NumPy.  typenum -1 for
+   NumPy's default result dtype (sum and prod: int64 / uint64 for bool and
+   integers, else the input's; max and min ignore it: the input's).  Max
+   and min over no elements raise NumPy's ValueError. */
+PyObject *reduce_apply(DeviceArrayObject *a, int op, PyObject *axis, int typenum,
+                       int keepdims);
+
+/* reduce_apply with DA_REDUCE_SUM. */
 PyObject *reduce_sum(DeviceArrayObject *a, PyObject *axis, int typenum,
                      int keepdims);
+
+/* Fill `reduced` (ndim flags) from axis = None / int / tuple, raising
+   NumPy's AxisError or ValueError (duplicates).  0 or -1. */
+int reduce_parse_axes(PyObject *axis, int ndim, int *reduced);
 
 #endif /* DEVARRAY_SRC_REDUCE_H_ */
