@@ -46,6 +46,14 @@ int backend_range(int backend, const da_range *r);
 int backend_linspace(int backend, const da_linspace *l);
 int backend_tri(int backend, const da_tri *t);
 
+/* ---- sort and sets (sort.c, sets.c) ---- */
+/* Sort (see kernels/launch.h: da_sort); temporary storage from the pool. */
+int backend_sort(int backend, const da_sort *s);
+/* unique's two steps (launch.h: da_unique); the groups step's temporary
+   storage from the pool. */
+int backend_unique_groups(int backend, const da_unique *u);
+int backend_unique_scatter(int backend, const da_unique *u);
+
 /* Wait for all queued work on `backend` (releases the GIL). */
 int backend_synchronize(int backend);
 
