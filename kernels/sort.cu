@@ -16,11 +16,18 @@
  *     the usual sign twiddle, -0.0 as +0.0 and NaN as all ones; complex as
  *     the pair of its parts' keys; all bits inverted when descending) and
  *     its index; a stable radix sort of (key, index) pairs follows, CUB's
- *     DeviceRadixSort for one segment, DeviceSegmentedSort for several
- *     (offsets i * seglen from a counting iterator); the values, when
- *     wanted, are then gathered from the input by index, bit for bit.
- * Kernels are instantiated per key width (1, 2, 4, 8, 16 bytes), not per
- * dtype, so the .so carries five pair sorts and the two float key sorts.
+ *     DeviceRadixSort for one segment (or once per segment for a few long
+ *     ones), DeviceSegmentedSort for many (offsets i * seglen from a
+ *     counting iterator); the values, when wanted, are then gathered from
+ *     the input by index, bit for bit.
+ * unique: a kernel marks where each run of equal sorted values starts and
+ * one in-place cub::DeviceScan::InclusiveSum numbers the runs; a scatter
+ * kernel writes the outputs.
+ * Sorts are instantiated per key width (4, 8, 16 bytes; 1- and 2-byte
+ * dtypes sort uint32 keys on their low bits), not per dtype: three radix
+ * pair sorts, two segmented ones and the two float key sorts; kernels that
+ * only move elements per itemsize.  1.5 MB of machine code for sm_90 (a
+ * first cut with a key type per width and a scan per dtype had 2.9 MB).
  * Inverting the key makes a descending sort an ascending one whose ties
  * keep their input order, which is what stable descending means.
  */
@@ -53,6 +60,31 @@ struct key128_decomposer {
     }
 };
 
+/* The element type of each itemsize: the kernels that only move elements
+   (gather, unique's scatter) are instantiated per itemsize, not per dtype. */
+template <int Itemsize>
+struct element_of;
+template <>
+struct element_of<1> {
+    typedef uint8_t type;
+};
+template <>
+struct element_of<2> {
+    typedef uint16_t type;
+};
+template <>
+struct element_of<4> {
+    typedef uint32_t type;
+};
+template <>
+struct element_of<8> {
+    typedef uint64_t type;
+};
+template <>
+struct element_of<16> {
+    typedef da_c128 type;
+};
+
 /* The ordered key of a float's bits U: NaN all ones, zeros as +0.0. */
 template <typename U, U Inf>
 __device__ __forceinline__ U
@@ -81,7 +113,10 @@ f64_key(double v)
     return float_key<uint64_t, 0x7ff0000000000000ull>((uint64_t)__double_as_longlong(v));
 }
 
-/* key_of<Typenum>::make(element): the ordered unsigned key of a dtype. */
+/* key_of<Typenum>::make(element): the ordered unsigned key of a dtype.
+   1- and 2-byte dtypes get a uint32 key whose low 8 or 16 bits order them
+   (the radix sort looks at those bits only; inverted high bits are equal
+   in every key), so only three key widths are instantiated. */
 template <int Typenum>
 struct key_of;
 
@@ -96,12 +131,12 @@ struct key_of;
         }                                                       \
     };
 
-DA_SORT_KEY(DA_BOOL, uint8_t, v)
-DA_SORT_KEY(DA_UINT8, uint8_t, v)
-DA_SORT_KEY(DA_INT8, uint8_t, (uint8_t)((uint8_t)v ^ 0x80u))
-DA_SORT_KEY(DA_UINT16, uint16_t, v)
-DA_SORT_KEY(DA_INT16, uint16_t, (uint16_t)((uint16_t)v ^ 0x8000u))
-DA_SORT_KEY(DA_FLOAT16, uint16_t, (float_key<uint16_t, 0x7c00u>(v)))
+DA_SORT_KEY(DA_BOOL, uint32_t, v)
+DA_SORT_KEY(DA_UINT8, uint32_t, v)
+DA_SORT_KEY(DA_INT8, uint32_t, (uint8_t)v ^ 0x80u)
+DA_SORT_KEY(DA_UINT16, uint32_t, v)
+DA_SORT_KEY(DA_INT16, uint32_t, (uint16_t)v ^ 0x8000u)
+DA_SORT_KEY(DA_FLOAT16, uint32_t, (float_key<uint16_t, 0x7c00u>(v)))
 DA_SORT_KEY(DA_UINT32, uint32_t, v)
 DA_SORT_KEY(DA_INT32, uint32_t, (uint32_t)v ^ 0x80000000u)
 DA_SORT_KEY(DA_FLOAT32, uint32_t, f32_key(v))
@@ -193,32 +228,74 @@ align_up(size_t bytes)
 template <typename K>
 static cudaError_t
 radix_pairs(void *temp, size_t &bytes, cub::DoubleBuffer<K> &keys,
-            cub::DoubleBuffer<int64_t> &values, int64_t n, cudaStream_t stream)
+            cub::DoubleBuffer<int64_t> &values, int64_t n, int end_bit,
+            cudaStream_t stream)
 {
-    return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, values, n, 0,
-                                           (int)(sizeof(K) * 8), stream);
+    return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, values, n, 0, end_bit,
+                                           stream);
 }
 
 template <>
 cudaError_t
 radix_pairs<key128>(void *temp, size_t &bytes, cub::DoubleBuffer<key128> &keys,
-                    cub::DoubleBuffer<int64_t> &values, int64_t n, cudaStream_t stream)
+                    cub::DoubleBuffer<int64_t> &values, int64_t n, int,
+                    cudaStream_t stream)
 {
     return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, values, n,
                                            key128_decomposer{}, stream);
 }
 
+/* Up to kMaxLoopedSegments segments of at least kLongSegment elements are
+   sorted one device-wide radix sort each: the segmented sort gives a
+   segment one block, which leaves most of the GPU idle for a few long rows
+   (the same reason reduce.cu loops over a few long segments). */
+constexpr int64_t kMaxLoopedSegments = 64;
+constexpr int64_t kLongSegment = (int64_t)1 << 16;
+
+static bool
+loop_segments(int64_t nsegments, int64_t seglen)
+{
+    return nsegments <= kMaxLoopedSegments && seglen >= kLongSegment;
+}
+
+/* Sort each segment of (keys, values); on return values.Current() holds
+   the sorted values of every segment (the keys are spent).  The route
+   depends only on the shape, so the sizing call (temp == NULL) and the
+   sorting call agree. */
 template <typename K>
 static cudaError_t
 pair_sort(void *temp, size_t &bytes, cub::DoubleBuffer<K> &keys,
           cub::DoubleBuffer<int64_t> &values, int64_t nsegments, int64_t seglen,
-          cudaStream_t stream)
+          int end_bit, cudaStream_t stream)
 {
     const int64_t n = nsegments * seglen;
     if (nsegments == 1) {
-        return radix_pairs<K>(temp, bytes, keys, values, n, stream);
+        return radix_pairs<K>(temp, bytes, keys, values, n, end_bit, stream);
     }
     if constexpr (sizeof(K) <= 8) {
+        if (loop_segments(nsegments, seglen)) {
+            int64_t seg;
+            for (seg = 0; seg < nsegments; seg++) {
+                const int64_t off = seg * seglen;
+                cub::DoubleBuffer<K> k(keys.d_buffers[0] + off, keys.d_buffers[1] + off);
+                cub::DoubleBuffer<int64_t> v(values.d_buffers[0] + off,
+                                             values.d_buffers[1] + off);
+                cudaError_t err = radix_pairs<K>(temp, bytes, k, v, seglen, end_bit, stream);
+                if (err != cudaSuccess || temp == NULL) {
+                    return err;
+                }
+                if (v.selector != 0) {
+                    err = cudaMemcpyAsync(values.d_buffers[0] + off, v.Current(),
+                                          (size_t)seglen * sizeof(int64_t),
+                                          cudaMemcpyDeviceToDevice, stream);
+                    if (err != cudaSuccess) {
+                        return err;
+                    }
+                }
+            }
+            values.selector = 0;
+            return cudaSuccess;
+        }
         auto begin = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0),
                                                      segment_offset{seglen});
         return cub::DeviceSegmentedSort::StableSortPairs(temp, bytes, keys, values, n,
@@ -254,10 +331,12 @@ struct sort_pairs_route {
         cub::DoubleBuffer<K> keys((K *)base, (K *)(base + key_bytes));
         cub::DoubleBuffer<int64_t> values(index0, index1);
         size_t cub_bytes = 0;
+        const int end_bit = (int)(8 * (sizeof(S) < sizeof(K) ? sizeof(S) : sizeof(K)));
         unsigned int blocks;
         cudaError_t err;
 
-        err = pair_sort<K>(NULL, cub_bytes, keys, values, s->nsegments, s->seglen, stream);
+        err = pair_sort<K>(NULL, cub_bytes, keys, values, s->nsegments, s->seglen, end_bit,
+                           stream);
         if (err != cudaSuccess || temp == NULL) {
             *temp_bytes = own + cub_bytes;
             return err;
@@ -270,7 +349,7 @@ struct sort_pairs_route {
             return err;
         }
         err = pair_sort<K>(base + own, cub_bytes, keys, values, s->nsegments, s->seglen,
-                           stream);
+                           end_bit, stream);
         if (err != cudaSuccess) {
             return err;
         }
@@ -282,8 +361,9 @@ struct sort_pairs_route {
             }
         }
         if (s->values != NULL) {
-            gather_kernel<S><<<blocks, kBlockThreads, 0, stream>>>(
-                (const S *)s->in, values.Current(), (S *)s->values, n, s->seglen);
+            typedef typename element_of<sizeof(S)>::type E;
+            gather_kernel<E><<<blocks, kBlockThreads, 0, stream>>>(
+                (const E *)s->in, values.Current(), (E *)s->values, n, s->seglen);
             err = cudaGetLastError();
         }
         return err;
@@ -350,18 +430,23 @@ same_value(const typename dtype_traits<Typenum>::storage &a,
     }
 }
 
-/* 1 where sorted[i] starts a new value. */
+/* heads[i] = 1 where sorted[i] starts a new value, else 0. */
 template <int Typenum>
-struct is_head {
-    const typename dtype_traits<Typenum>::storage *sorted;
+static __global__ void __launch_bounds__(kBlockThreads)
+unique_heads_kernel(const typename dtype_traits<Typenum>::storage *sorted, int64_t *heads,
+                    int64_t n)
+{
+    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
+    int64_t i;
 
-    __device__ __forceinline__ int64_t
-    operator()(int64_t i) const
-    {
-        return i == 0 || !same_value<Typenum>(sorted[i - 1], sorted[i]) ? 1 : 0;
+    for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
+        heads[i] = i == 0 || !same_value<Typenum>(sorted[i - 1], sorted[i]) ? 1 : 0;
     }
-};
+}
 
+/* The heads into u->groups, then one in-place inclusive sum of them (a
+   single scan instantiation, where a transform iterator per dtype would
+   instantiate fourteen). */
 struct unique_groups_run {
     void *temp;
     size_t *temp_bytes;
@@ -372,10 +457,20 @@ struct unique_groups_run {
     cudaError_t
     run()
     {
-        auto heads = thrust::make_transform_iterator(
-            thrust::counting_iterator<int64_t>(0),
-            is_head<Typenum>{(const typename dtype_traits<Typenum>::storage *)u->sorted});
-        return cub::DeviceScan::InclusiveSum(temp, *temp_bytes, heads, u->groups, u->n,
+        unsigned int blocks;
+        cudaError_t err;
+
+        if (temp == NULL) {
+            return cub::DeviceScan::InclusiveSum(NULL, *temp_bytes, u->groups, u->groups,
+                                                 u->n, stream);
+        }
+        grid_blocks(u->n, &blocks);
+        unique_heads_kernel<Typenum><<<blocks, kBlockThreads, 0, stream>>>(
+            (const typename dtype_traits<Typenum>::storage *)u->sorted, u->groups, u->n);
+        if ((err = cudaGetLastError()) != cudaSuccess) {
+            return err;
+        }
+        return cub::DeviceScan::InclusiveSum(temp, *temp_bytes, u->groups, u->groups, u->n,
                                              stream);
     }
 };
@@ -417,29 +512,23 @@ unique_counts_kernel(const int64_t *ends, int64_t *counts, int64_t m)
     }
 }
 
-struct unique_scatter_run {
-    const da_unique *u;
-    int64_t m;
-    cudaStream_t stream;
+template <int Itemsize>
+static cudaError_t
+unique_scatter(const da_unique *u, cudaStream_t stream)
+{
+    unsigned int blocks;
+    cudaError_t err;
 
-    template <int Typenum>
-    cudaError_t
-    run()
-    {
-        unsigned int blocks;
-        cudaError_t err;
-
-        grid_blocks(u->n, &blocks);
-        unique_scatter_kernel<typename dtype_traits<Typenum>::storage>
-            <<<blocks, kBlockThreads, 0, stream>>>(*u);
-        if ((err = cudaGetLastError()) != cudaSuccess || u->counts == NULL) {
-            return err;
-        }
-        grid_blocks(m, &blocks);
-        unique_counts_kernel<<<blocks, kBlockThreads, 0, stream>>>(u->ends, u->counts, m);
-        return cudaGetLastError();
+    grid_blocks(u->n, &blocks);
+    unique_scatter_kernel<typename element_of<Itemsize>::type>
+        <<<blocks, kBlockThreads, 0, stream>>>(*u);
+    if ((err = cudaGetLastError()) != cudaSuccess || u->counts == NULL) {
+        return err;
     }
-};
+    grid_blocks(u->m, &blocks);
+    unique_counts_kernel<<<blocks, kBlockThreads, 0, stream>>>(u->ends, u->counts, u->m);
+    return cudaGetLastError();
+}
 
 }  // namespace da
 
@@ -472,6 +561,16 @@ da_cuda_unique_groups(void *temp, size_t *temp_bytes, const da_unique *u,
 extern "C" cudaError_t
 da_cuda_unique_scatter(const da_unique *u, cudaStream_t stream)
 {
-    da::unique_scatter_run run{u, u->m, stream};
-    return da::dispatch_dtype(u->typenum, run);
+    switch (da_itemsize(u->typenum)) {
+        case 1:
+            return da::unique_scatter<1>(u, stream);
+        case 2:
+            return da::unique_scatter<2>(u, stream);
+        case 4:
+            return da::unique_scatter<4>(u, stream);
+        case 8:
+            return da::unique_scatter<8>(u, stream);
+        default:
+            return da::unique_scatter<16>(u, stream);
+    }
 }
