@@ -80,6 +80,21 @@ def test_long_rows(backend, rng, dtype):
                       np_argsort(x, 0, descending))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float64"])
+def test_few_long_rows(backend, rng, dtype):
+    """A few rows of more than 2^16 (CUDA sorts each with a device-wide
+    radix sort) and, along the other axis, many rows of 3 (CUDA's
+    segmented sort)."""
+    x = random_array(rng, (3, (1 << 16) + 5), dtype, special=True)
+    d = dev(x)
+    for axis in (1, 0):
+        for descending in (False, True):
+            assert_values(devarray.argsort(d, axis=axis, descending=descending),
+                          np_argsort(x, axis, descending))
+            assert_sorted_values(devarray.sort(d, axis=axis, descending=descending),
+                                 np_sort(x, axis, descending))
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float32", "int64"])
 def test_views(backend, rng, dtype):
     x = random_array(rng, (9, 12), dtype, special=True)
