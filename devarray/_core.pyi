@@ -4,7 +4,7 @@
 
 import builtins
 from typing import (
-    Any, ClassVar, Iterator, List, Literal, Protocol, SupportsIndex, Tuple, Union, final, overload,
+    Any, ClassVar, Iterator, List, Literal, NamedTuple, Protocol, SupportsIndex, Tuple, Union, final, overload,
 )
 
 class _HasTypestr(Protocol):
@@ -560,6 +560,31 @@ def squeeze(x: DeviceArray, /, axis: _Axes | None) -> DeviceArray: ...
 def stack(arrays: _Arrays, /, *, axis: SupportsIndex = 0) -> DeviceArray: ...
 def tile(x: DeviceArray, repetitions: _Axes, /) -> DeviceArray: ...
 def unstack(x: DeviceArray, /, *, axis: SupportsIndex = 0) -> Tuple[DeviceArray, ...]: ...
+
+# Sorting and sets (src/sort.c, src/sets.c; docs/api.md).
+def sort(
+    x: DeviceArray, /, *, axis: SupportsIndex = -1, descending: builtins.bool = False,
+    stable: builtins.bool = True,
+) -> DeviceArray: ...
+def argsort(
+    x: DeviceArray, /, *, axis: SupportsIndex = -1, descending: builtins.bool = False,
+    stable: builtins.bool = True,
+) -> DeviceArray: ...
+class UniqueAllResult(NamedTuple):
+    values: DeviceArray
+    indices: DeviceArray
+    inverse_indices: DeviceArray
+    counts: DeviceArray
+class UniqueCountsResult(NamedTuple):
+    values: DeviceArray
+    counts: DeviceArray
+class UniqueInverseResult(NamedTuple):
+    values: DeviceArray
+    inverse_indices: DeviceArray
+def unique_all(x: DeviceArray, /) -> UniqueAllResult: ...
+def unique_counts(x: DeviceArray, /) -> UniqueCountsResult: ...
+def unique_inverse(x: DeviceArray, /) -> UniqueInverseResult: ...
+def unique_values(x: DeviceArray, /) -> DeviceArray: ...
 
 # Backends (docs/backends.md).
 def backend() -> _BackendName: ...

@@ -221,11 +221,68 @@ typedef struct {
     int upper;
 } da_tri;
 
+/* ---- sort and sets (sort.c, sets.c) ------------------------------------- */
+
+/*
+ * Sort `nsegments` contiguous segments of `seglen` elements each of `in`
+ * (dtype typenum), stably, ascending or descending.  The order is NumPy's:
+ * NaN compares greater than every number (so it comes last ascending and
+ * first descending), -0.0 equals +0.0; complex is lexicographic (real part,
+ * then imaginary), each part so ordered.  Outputs, each NULL when not
+ * wanted, at least one given, laid out as `in`:
+ *   values   the sorted elements;
+ *   indices  each sorted element's position within its segment (argsort).
+ * Complex dtypes need nsegments == 1.  nsegments >= 1, seglen >= 1; `in`
+ * does not overlap the outputs.  Where the CUDA path sorts float32 or
+ * float64 values in place of their bits, every NaN comes out as the
+ * canonical quiet NaN; elsewhere elements are moved bit for bit.
+ */
+typedef struct {
+    const void *in;
+    void *values;
+    int64_t *indices;
+    int typenum;
+    int descending;
+    int64_t nsegments, seglen;
+} da_sort;
+
+/*
+ * unique_*: from n >= 1 ascending `sorted` elements of typenum (da_sort's
+ * values) and `perm`, their positions in the flat input (da_sort's indices):
+ *   groups step:  groups[i] = the number of distinct values in sorted[0..i]
+ *                 (value equality: NaN never equal, -0.0 == +0.0), so
+ *                 groups[n - 1] is the number m of unique values;
+ *   scatter step: for each unique value g in [0, m) (each output NULL when
+ *                 not wanted): values[g] its first sorted element,
+ *                 indices[g] = its first position in the input, ends[g]
+ *                 the end of its run in `sorted`, counts[g] its number of
+ *                 occurrences (needs ends); inverse[perm[i]] = the value of
+ *                 sorted[i].
+ */
+typedef struct {
+    const void *sorted;
+    const int64_t *perm;
+    int64_t *groups;
+    int64_t n;
+    int64_t m;          /* groups[n - 1], set by the caller for the scatter */
+    int typenum;
+    void *values;
+    int64_t *indices;
+    int64_t *inverse;
+    int64_t *ends;
+    int64_t *counts;
+} da_unique;
+
+
 int da_host_elementwise(int op, int cls, const da_elementwise *e);
 int da_host_range(const da_range *r);
 int da_host_linspace(const da_linspace *l);
 int da_host_tri(const da_tri *t);
 int da_host_where(const da_where *w);
+/* sort and sets: `temp` holds 2 * seglen int64 (the merge sort's indices) */
+int da_host_sort(const da_sort *s, int64_t *temp);
+int da_host_unique_groups(const da_unique *u);
+int da_host_unique_scatter(const da_unique *u);
 
 /* reduce: src/host_reduce.c */
 int da_host_reduce(const da_reduce *r);
@@ -238,6 +295,14 @@ cudaError_t da_cuda_range(const da_range *r, cudaStream_t stream);
 cudaError_t da_cuda_linspace(const da_linspace *l, cudaStream_t stream);
 cudaError_t da_cuda_tri(const da_tri *t, cudaStream_t stream);
 cudaError_t da_cuda_where(const da_where *w, cudaStream_t stream);
+
+/* sort and sets: two-phase like da_cuda_sum (temp == NULL sizes only);
+   the scatter step needs no temporary storage */
+cudaError_t da_cuda_sort(void *temp, size_t *temp_bytes, const da_sort *s,
+                         cudaStream_t stream);
+cudaError_t da_cuda_unique_groups(void *temp, size_t *temp_bytes,
+                                  const da_unique *u, cudaStream_t stream);
+cudaError_t da_cuda_unique_scatter(const da_unique *u, cudaStream_t stream);
 
 /* reduce: kernels/reduce*.cu.  Two-phase, like CUB: with temp == NULL only
    *temp_bytes is set (no work is done); then call again with at least that

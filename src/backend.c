@@ -199,6 +199,95 @@ backend_tri(int backend, const da_tri *t)
     return da_host_tri(t) != 0 ? host_contract_error("tril/triu") : 0;
 }
 
+/* ---- sort and sets ---- */
+
+#ifdef DEVARRAY_HAVE_CUDA
+/* A CUDA launcher of the two-phase form run with pool memory (freed in
+   stream order, so the block returns to the pool for the next sort). */
+typedef cudaError_t (*backend_two_phase_fn)(void *temp, size_t *temp_bytes,
+                                            const void *args, cudaStream_t stream);
+
+static cudaError_t
+backend_sort_call(void *temp, size_t *temp_bytes, const void *args, cudaStream_t stream)
+{
+    return da_cuda_sort(temp, temp_bytes, (const da_sort *)args, stream);
+}
+
+static cudaError_t
+backend_unique_call(void *temp, size_t *temp_bytes, const void *args, cudaStream_t stream)
+{
+    return da_cuda_unique_groups(temp, temp_bytes, (const da_unique *)args, stream);
+}
+
+static int
+backend_two_phase(backend_two_phase_fn fn, const void *args, const char *what)
+{
+    size_t temp_bytes = 0;
+    void *temp;
+    cudaError_t err = fn(NULL, &temp_bytes, args, 0);
+
+    if (err != cudaSuccess) {
+        return cuda_error_raise(err, what);
+    }
+    temp = pool_malloc(DA_BACKEND_CUDA, temp_bytes);
+    if (temp == NULL) {
+        return -1;
+    }
+    err = fn(temp, &temp_bytes, args, 0);
+    pool_free(DA_BACKEND_CUDA, temp);
+    return err == cudaSuccess ? 0 : cuda_error_raise(err, what);
+}
+#endif
+
+int
+backend_sort(int backend, const da_sort *s)
+{
+    int64_t *temp;
+    int status;
+
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        return backend_two_phase(backend_sort_call, s, "sort kernel");
+    }
+#else
+    (void)backend;
+#endif
+    temp = pool_malloc(DA_BACKEND_HOST, 2 * (size_t)s->seglen * sizeof(int64_t));
+    if (temp == NULL) {
+        return -1;
+    }
+    status = da_host_sort(s, temp);
+    pool_free(DA_BACKEND_HOST, temp);
+    return status != 0 ? host_contract_error("sort") : 0;
+}
+
+int
+backend_unique_groups(int backend, const da_unique *u)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        return backend_two_phase(backend_unique_call, u, "unique kernel");
+    }
+#else
+    (void)backend;
+#endif
+    return da_host_unique_groups(u) != 0 ? host_contract_error("unique") : 0;
+}
+
+int
+backend_unique_scatter(int backend, const da_unique *u)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = da_cuda_unique_scatter(u, 0);
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "unique kernel");
+    }
+#else
+    (void)backend;
+#endif
+    return da_host_unique_scatter(u) != 0 ? host_contract_error("unique") : 0;
+}
+
 int
 backend_synchronize(int backend)
 {

@@ -42,6 +42,15 @@ int backend_range(int backend, const da_range *r);
 int backend_linspace(int backend, const da_linspace *l);
 int backend_tri(int backend, const da_tri *t);
 
+/* ---- sort and sets (sort.c, sets.c) ---- */
+/* Sort (see kernels/launch.h: da_sort); temporary storage from the pool. */
+int backend_sort(int backend, const da_sort *s);
+/* unique's two steps (launch.h: da_unique); the groups step's temporary
+   storage from the pool. */
+int backend_unique_groups(int backend, const da_unique *u);
+int backend_unique_scatter(int backend, const da_unique *u);
+
+
 /* reduce: a reduction (see kernels/launch.h, da_reduce); temporary storage
    from the pool. */
 int backend_reduce(int backend, const da_reduce *r);

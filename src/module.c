@@ -25,6 +25,8 @@
 #include "manipulation.h"
 #include "namespace.h"
 #include "select.h"
+#include "sets.h"
+#include "sort.h"
 #include "statistics.h"
 #include "pool.h"
 #include "reduce.h"
@@ -115,6 +117,8 @@ PyInit__core(void)
         logical_reduce_module_init(module) < 0 || select_module_init(module) < 0 ||
         capi_module_init(module) < 0 ||
         dtypefuncs_module_init(module) < 0 || namespace_module_init(module) < 0 ||
+        /* sort and sets */
+        sort_module_init(module) < 0 || sets_module_init(module) < 0 ||
         statistics_module_init(module) < 0 ||
         module_add_all(module) < 0) {
         Py_DECREF(module);

@@ -1,0 +1,576 @@
+/*
+ * da_cuda_sort, da_cuda_unique_groups, da_cuda_unique_scatter
+ * (kernels/launch.h): sorting on CUB's radix sorts.
+ *
+ * Routes:
+ *   - float32/float64 values of one segment (sort() of a flat array, the
+ *     case that must keep up with CuPy): one pass copies the input into the
+ *     output with every NaN made the canonical quiet NaN (positive, so CUB's
+ *     float ordering puts it after +inf; CUB already orders -0.0 with +0.0
+ *     and keeps their bits), then cub::DeviceRadixSort::SortKeys(Descending)
+ *     sorts the output in place of the copy, ping-ponging with one
+ *     temporary buffer.  With 8-bit digits a 32- or 64-bit key takes an
+ *     even number of passes and ends in the output, so nothing more moves.
+ *   - everything else: one pass writes each element's ordered unsigned key
+ *     (bool/unsigned as is, signed with the sign bit flipped, floats with
+ *     the usual sign twiddle, -0.0 as +0.0 and NaN as all ones; complex as
+ *     the pair of its parts' keys; all bits inverted when descending) and
+ *     its index; a stable radix sort of (key, index) pairs follows, CUB's
+ *     DeviceRadixSort for one segment (or once per segment for a few long
+ *     ones), DeviceSegmentedSort for many (offsets i * seglen from a
+ *     counting iterator); the values, when wanted, are then gathered from
+ *     the input by index, bit for bit.
+ * unique: a kernel marks where each run of equal sorted values starts and
+ * one in-place cub::DeviceScan::InclusiveSum numbers the runs; a scatter
+ * kernel writes the outputs.
+ * Sorts are instantiated per key width (4, 8, 16 bytes; 1- and 2-byte
+ * dtypes sort uint32 keys on their low bits), not per dtype: three radix
+ * pair sorts, two segmented ones and the two float key sorts; kernels that
+ * only move elements per itemsize.  1.5 MB of machine code for sm_90 (a
+ * first cut with a key type per width and a scan per dtype had 2.9 MB).
+ * Inverting the key makes a descending sort an ascending one whose ties
+ * keep their input order, which is what stable descending means.
+ */
+#include <stdint.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+#include <cuda/std/tuple>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include "dispatch.cuh"
+
+namespace da {
+
+/* Temporary blocks are carved at this alignment (CUB wants 256). */
+constexpr size_t kTempAlign = 256;
+
+struct key128 {
+    uint64_t hi, lo;
+};
+
+/* CUB sorts a key128 as the tuple (hi, lo), hi most significant. */
+struct key128_decomposer {
+    __host__ __device__ ::cuda::std::tuple<uint64_t &, uint64_t &>
+    operator()(key128 &key) const
+    {
+        return {key.hi, key.lo};
+    }
+};
+
+/* The element type of each itemsize: the kernels that only move elements
+   (gather, unique's scatter) are instantiated per itemsize, not per dtype. */
+template <int Itemsize>
+struct element_of;
+template <>
+struct element_of<1> {
+    typedef uint8_t type;
+};
+template <>
+struct element_of<2> {
+    typedef uint16_t type;
+};
+template <>
+struct element_of<4> {
+    typedef uint32_t type;
+};
+template <>
+struct element_of<8> {
+    typedef uint64_t type;
+};
+template <>
+struct element_of<16> {
+    typedef da_c128 type;
+};
+
+/* The ordered key of a float's bits U: NaN all ones, zeros as +0.0. */
+template <typename U, U Inf>
+__device__ __forceinline__ U
+float_key(U bits)
+{
+    constexpr U sign = (U)((U)1 << (sizeof(U) * 8 - 1));
+    const U mag = (U)(bits & (U)~sign);
+    if (mag > Inf) {
+        return (U)~(U)0;
+    }
+    if (mag == 0) {
+        return sign;
+    }
+    return (bits & sign) ? (U)~bits : (U)(bits | sign);
+}
+
+__device__ __forceinline__ uint32_t
+f32_key(float v)
+{
+    return float_key<uint32_t, 0x7f800000u>(__float_as_uint(v));
+}
+
+__device__ __forceinline__ uint64_t
+f64_key(double v)
+{
+    return float_key<uint64_t, 0x7ff0000000000000ull>((uint64_t)__double_as_longlong(v));
+}
+
+/* key_of<Typenum>::make(element): the ordered unsigned key of a dtype.
+   1- and 2-byte dtypes get a uint32 key whose low 8 or 16 bits order them
+   (the radix sort looks at those bits only; inverted high bits are equal
+   in every key), so only three key widths are instantiated. */
+template <int Typenum>
+struct key_of;
+
+#define DA_SORT_KEY(TYPENUM, KEY, EXPR)                         \
+    template <>                                                 \
+    struct key_of<TYPENUM> {                                    \
+        typedef KEY key;                                        \
+        typedef typename dtype_traits<TYPENUM>::storage S;      \
+        static __device__ __forceinline__ KEY make(const S &v)  \
+        {                                                       \
+            return EXPR;                                        \
+        }                                                       \
+    };
+
+DA_SORT_KEY(DA_BOOL, uint32_t, v)
+DA_SORT_KEY(DA_UINT8, uint32_t, v)
+DA_SORT_KEY(DA_INT8, uint32_t, (uint8_t)v ^ 0x80u)
+DA_SORT_KEY(DA_UINT16, uint32_t, v)
+DA_SORT_KEY(DA_INT16, uint32_t, (uint16_t)v ^ 0x8000u)
+DA_SORT_KEY(DA_FLOAT16, uint32_t, (float_key<uint16_t, 0x7c00u>(v)))
+DA_SORT_KEY(DA_UINT32, uint32_t, v)
+DA_SORT_KEY(DA_INT32, uint32_t, (uint32_t)v ^ 0x80000000u)
+DA_SORT_KEY(DA_FLOAT32, uint32_t, f32_key(v))
+DA_SORT_KEY(DA_UINT64, uint64_t, v)
+DA_SORT_KEY(DA_INT64, uint64_t, (uint64_t)v ^ 0x8000000000000000ull)
+DA_SORT_KEY(DA_FLOAT64, uint64_t, f64_key(v))
+DA_SORT_KEY(DA_COMPLEX64, uint64_t, ((uint64_t)f32_key(v.re) << 32) | f32_key(v.im))
+DA_SORT_KEY(DA_COMPLEX128, key128, (key128{f64_key(v.re), f64_key(v.im)}))
+#undef DA_SORT_KEY
+
+template <typename K>
+__device__ __forceinline__ K
+invert_key(K key)
+{
+    return (K)~key;
+}
+
+template <>
+__device__ __forceinline__ key128
+invert_key<key128>(key128 key)
+{
+    return key128{~key.hi, ~key.lo};
+}
+
+/* keys[i], indices[i] = the key of in[i] (inverted when descending), its
+   position within its segment. */
+template <int Typenum>
+static __global__ void __launch_bounds__(kBlockThreads)
+make_keys_kernel(const typename dtype_traits<Typenum>::storage *in,
+                 typename key_of<Typenum>::key *keys, int64_t *indices, int64_t n,
+                 int64_t seglen, int descending)
+{
+    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
+    int64_t i;
+
+    for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
+        typename key_of<Typenum>::key key = key_of<Typenum>::make(in[i]);
+        keys[i] = descending ? invert_key(key) : key;
+        indices[i] = seglen == n ? i : i % seglen;
+    }
+}
+
+/* out[i] = in[the element of out[i]'s segment at indices[i]] */
+template <typename S>
+static __global__ void __launch_bounds__(kBlockThreads)
+gather_kernel(const S *in, const int64_t *indices, S *out, int64_t n, int64_t seglen)
+{
+    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
+    int64_t i;
+
+    for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
+        out[i] = in[(seglen == n ? 0 : i - i % seglen) + indices[i]];
+    }
+}
+
+/* out[i] = in[i], NaN as the canonical quiet NaN (positive). */
+template <typename F>
+static __global__ void __launch_bounds__(kBlockThreads)
+canonical_copy_kernel(const F *in, F *out, int64_t n)
+{
+    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
+    int64_t i;
+
+    for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
+        const F v = in[i];
+        out[i] = v != v ? (F)NAN : v;
+    }
+}
+
+struct segment_offset {
+    int64_t seglen;
+
+    __host__ __device__ __forceinline__ int64_t
+    operator()(int64_t segment) const
+    {
+        return segment * seglen;
+    }
+};
+
+static size_t
+align_up(size_t bytes)
+{
+    return (bytes + kTempAlign - 1) / kTempAlign * kTempAlign;
+}
+
+/* The pair sort of keys with int64 values: one segment by radix sort
+   (complex128's keys through the decomposer), several by the segmented
+   sort.  Sorts the buffers' contents; the result is in d_keys.Current(). */
+template <typename K>
+static cudaError_t
+radix_pairs(void *temp, size_t &bytes, cub::DoubleBuffer<K> &keys,
+            cub::DoubleBuffer<int64_t> &values, int64_t n, int end_bit,
+            cudaStream_t stream)
+{
+    return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, values, n, 0, end_bit,
+                                           stream);
+}
+
+template <>
+cudaError_t
+radix_pairs<key128>(void *temp, size_t &bytes, cub::DoubleBuffer<key128> &keys,
+                    cub::DoubleBuffer<int64_t> &values, int64_t n, int,
+                    cudaStream_t stream)
+{
+    return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, values, n,
+                                           key128_decomposer{}, stream);
+}
+
+/* Up to kMaxLoopedSegments segments of at least kLongSegment elements are
+   sorted one device-wide radix sort each: the segmented sort gives a
+   segment one block, which leaves most of the GPU idle for a few long rows
+   (the same reason reduce.cu loops over a few long segments). */
+constexpr int64_t kMaxLoopedSegments = 64;
+constexpr int64_t kLongSegment = (int64_t)1 << 16;
+
+static bool
+loop_segments(int64_t nsegments, int64_t seglen)
+{
+    return nsegments <= kMaxLoopedSegments && seglen >= kLongSegment;
+}
+
+/* Sort each segment of (keys, values); on return values.Current() holds
+   the sorted values of every segment (the keys are spent).  The route
+   depends only on the shape, so the sizing call (temp == NULL) and the
+   sorting call agree. */
+template <typename K>
+static cudaError_t
+pair_sort(void *temp, size_t &bytes, cub::DoubleBuffer<K> &keys,
+          cub::DoubleBuffer<int64_t> &values, int64_t nsegments, int64_t seglen,
+          int end_bit, cudaStream_t stream)
+{
+    const int64_t n = nsegments * seglen;
+    if (nsegments == 1) {
+        return radix_pairs<K>(temp, bytes, keys, values, n, end_bit, stream);
+    }
+    if constexpr (sizeof(K) <= 8) {
+        if (loop_segments(nsegments, seglen)) {
+            int64_t seg;
+            for (seg = 0; seg < nsegments; seg++) {
+                const int64_t off = seg * seglen;
+                cub::DoubleBuffer<K> k(keys.d_buffers[0] + off, keys.d_buffers[1] + off);
+                cub::DoubleBuffer<int64_t> v(values.d_buffers[0] + off,
+                                             values.d_buffers[1] + off);
+                cudaError_t err = radix_pairs<K>(temp, bytes, k, v, seglen, end_bit, stream);
+                if (err != cudaSuccess || temp == NULL) {
+                    return err;
+                }
+                if (v.selector != 0) {
+                    err = cudaMemcpyAsync(values.d_buffers[0] + off, v.Current(),
+                                          (size_t)seglen * sizeof(int64_t),
+                                          cudaMemcpyDeviceToDevice, stream);
+                    if (err != cudaSuccess) {
+                        return err;
+                    }
+                }
+            }
+            values.selector = 0;
+            return cudaSuccess;
+        }
+        auto begin = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0),
+                                                     segment_offset{seglen});
+        return cub::DeviceSegmentedSort::StableSortPairs(temp, bytes, keys, values, n,
+                                                         nsegments, begin, begin + 1,
+                                                         stream);
+    }
+    return cudaErrorInvalidValue;
+}
+
+/* The key-and-index route (see the top of the file).  Temporary layout:
+   keys[2][n], indices[n] (the alternate of the output, or both buffers
+   when no indices are wanted), then CUB's storage. */
+struct sort_pairs_route {
+    void *temp;
+    size_t *temp_bytes;
+    const da_sort *s;
+    cudaStream_t stream;
+
+    template <int Typenum>
+    cudaError_t
+    run()
+    {
+        typedef typename key_of<Typenum>::key K;
+        typedef typename dtype_traits<Typenum>::storage S;
+        const int64_t n = s->nsegments * s->seglen;
+        const size_t key_bytes = align_up((size_t)n * sizeof(K));
+        const size_t index_bytes = align_up((size_t)n * sizeof(int64_t));
+        const size_t own = 2 * key_bytes + (s->indices != NULL ? 1 : 2) * index_bytes;
+        char *base = (char *)temp;
+        int64_t *index0 = s->indices != NULL ? s->indices : (int64_t *)(base + 2 * key_bytes);
+        int64_t *index1 = (int64_t *)(base + 2 * key_bytes +
+                                      (s->indices != NULL ? 0 : index_bytes));
+        cub::DoubleBuffer<K> keys((K *)base, (K *)(base + key_bytes));
+        cub::DoubleBuffer<int64_t> values(index0, index1);
+        size_t cub_bytes = 0;
+        const int end_bit = (int)(8 * (sizeof(S) < sizeof(K) ? sizeof(S) : sizeof(K)));
+        unsigned int blocks;
+        cudaError_t err;
+
+        err = pair_sort<K>(NULL, cub_bytes, keys, values, s->nsegments, s->seglen, end_bit,
+                           stream);
+        if (err != cudaSuccess || temp == NULL) {
+            *temp_bytes = own + cub_bytes;
+            return err;
+        }
+        grid_blocks(n, &blocks);
+        make_keys_kernel<Typenum><<<blocks, kBlockThreads, 0, stream>>>(
+            (const S *)s->in, keys.Current(), values.Current(), n, s->seglen,
+            s->descending);
+        if ((err = cudaGetLastError()) != cudaSuccess) {
+            return err;
+        }
+        err = pair_sort<K>(base + own, cub_bytes, keys, values, s->nsegments, s->seglen,
+                           end_bit, stream);
+        if (err != cudaSuccess) {
+            return err;
+        }
+        if (s->indices != NULL && values.Current() != s->indices) {
+            err = cudaMemcpyAsync(s->indices, values.Current(), (size_t)n * sizeof(int64_t),
+                                  cudaMemcpyDeviceToDevice, stream);
+            if (err != cudaSuccess) {
+                return err;
+            }
+        }
+        if (s->values != NULL) {
+            typedef typename element_of<sizeof(S)>::type E;
+            gather_kernel<E><<<blocks, kBlockThreads, 0, stream>>>(
+                (const E *)s->in, values.Current(), (E *)s->values, n, s->seglen);
+            err = cudaGetLastError();
+        }
+        return err;
+    }
+};
+
+/* The float route: sort the canonical copy in place of the output, the
+   temporary block holding the alternate buffer and CUB's storage. */
+template <typename F>
+static cudaError_t
+sort_float_values(void *temp, size_t *temp_bytes, const da_sort *s, cudaStream_t stream)
+{
+    const int64_t n = s->seglen;
+    const size_t alt_bytes = align_up((size_t)n * sizeof(F));
+    char *base = (char *)temp;
+    cub::DoubleBuffer<F> keys((F *)s->values, (F *)base);
+    size_t cub_bytes = 0;
+    unsigned int blocks;
+    cudaError_t err;
+
+    err = s->descending
+              ? cub::DeviceRadixSort::SortKeysDescending(NULL, cub_bytes, keys, n, 0,
+                                                         (int)(sizeof(F) * 8), stream)
+              : cub::DeviceRadixSort::SortKeys(NULL, cub_bytes, keys, n, 0,
+                                               (int)(sizeof(F) * 8), stream);
+    if (err != cudaSuccess || temp == NULL) {
+        *temp_bytes = alt_bytes + cub_bytes;
+        return err;
+    }
+    grid_blocks(n, &blocks);
+    canonical_copy_kernel<F><<<blocks, kBlockThreads, 0, stream>>>((const F *)s->in,
+                                                                   (F *)s->values, n);
+    if ((err = cudaGetLastError()) != cudaSuccess) {
+        return err;
+    }
+    err = s->descending
+              ? cub::DeviceRadixSort::SortKeysDescending(base + alt_bytes, cub_bytes, keys,
+                                                         n, 0, (int)(sizeof(F) * 8), stream)
+              : cub::DeviceRadixSort::SortKeys(base + alt_bytes, cub_bytes, keys, n, 0,
+                                               (int)(sizeof(F) * 8), stream);
+    if (err == cudaSuccess && keys.Current() != (F *)s->values) {
+        err = cudaMemcpyAsync(s->values, keys.Current(), (size_t)n * sizeof(F),
+                              cudaMemcpyDeviceToDevice, stream);
+    }
+    return err;
+}
+
+/* ---- unique ---------------------------------------------------------------- */
+
+/* Value equality of two elements of a dtype (NaN unequal, -0.0 == +0.0). */
+template <int Typenum>
+__device__ __forceinline__ bool
+same_value(const typename dtype_traits<Typenum>::storage &a,
+           const typename dtype_traits<Typenum>::storage &b)
+{
+    if constexpr (Typenum == DA_FLOAT16) {
+        return da_half_to_float(a) == da_half_to_float(b);
+    }
+    else if constexpr (Typenum == DA_COMPLEX64 || Typenum == DA_COMPLEX128) {
+        return a.re == b.re && a.im == b.im;
+    }
+    else {
+        return a == b;
+    }
+}
+
+/* heads[i] = 1 where sorted[i] starts a new value, else 0. */
+template <int Typenum>
+static __global__ void __launch_bounds__(kBlockThreads)
+unique_heads_kernel(const typename dtype_traits<Typenum>::storage *sorted, int64_t *heads,
+                    int64_t n)
+{
+    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
+    int64_t i;
+
+    for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
+        heads[i] = i == 0 || !same_value<Typenum>(sorted[i - 1], sorted[i]) ? 1 : 0;
+    }
+}
+
+/* The heads into u->groups, then one in-place inclusive sum of them (a
+   single scan instantiation, where a transform iterator per dtype would
+   instantiate fourteen). */
+struct unique_groups_run {
+    void *temp;
+    size_t *temp_bytes;
+    const da_unique *u;
+    cudaStream_t stream;
+
+    template <int Typenum>
+    cudaError_t
+    run()
+    {
+        unsigned int blocks;
+        cudaError_t err;
+
+        if (temp == NULL) {
+            return cub::DeviceScan::InclusiveSum(NULL, *temp_bytes, u->groups, u->groups,
+                                                 u->n, stream);
+        }
+        grid_blocks(u->n, &blocks);
+        unique_heads_kernel<Typenum><<<blocks, kBlockThreads, 0, stream>>>(
+            (const typename dtype_traits<Typenum>::storage *)u->sorted, u->groups, u->n);
+        if ((err = cudaGetLastError()) != cudaSuccess) {
+            return err;
+        }
+        return cub::DeviceScan::InclusiveSum(temp, *temp_bytes, u->groups, u->groups, u->n,
+                                             stream);
+    }
+};
+
+template <typename S>
+static __global__ void __launch_bounds__(kBlockThreads)
+unique_scatter_kernel(da_unique u)
+{
+    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
+    int64_t i;
+
+    for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < u.n; i += step) {
+        const int64_t g = u.groups[i] - 1;
+        if (i == 0 || u.groups[i - 1] != u.groups[i]) {
+            if (u.values != NULL) {
+                ((S *)u.values)[g] = ((const S *)u.sorted)[i];
+            }
+            if (u.indices != NULL) {
+                u.indices[g] = u.perm[i];
+            }
+        }
+        if (u.ends != NULL && (i == u.n - 1 || u.groups[i + 1] != u.groups[i])) {
+            u.ends[g] = i + 1;
+        }
+        if (u.inverse != NULL) {
+            u.inverse[u.perm[i]] = g;
+        }
+    }
+}
+
+static __global__ void __launch_bounds__(kBlockThreads)
+unique_counts_kernel(const int64_t *ends, int64_t *counts, int64_t m)
+{
+    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
+    int64_t g;
+
+    for (g = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; g < m; g += step) {
+        counts[g] = ends[g] - (g == 0 ? 0 : ends[g - 1]);
+    }
+}
+
+template <int Itemsize>
+static cudaError_t
+unique_scatter(const da_unique *u, cudaStream_t stream)
+{
+    unsigned int blocks;
+    cudaError_t err;
+
+    grid_blocks(u->n, &blocks);
+    unique_scatter_kernel<typename element_of<Itemsize>::type>
+        <<<blocks, kBlockThreads, 0, stream>>>(*u);
+    if ((err = cudaGetLastError()) != cudaSuccess || u->counts == NULL) {
+        return err;
+    }
+    grid_blocks(u->m, &blocks);
+    unique_counts_kernel<<<blocks, kBlockThreads, 0, stream>>>(u->ends, u->counts, u->m);
+    return cudaGetLastError();
+}
+
+}  // namespace da
+
+extern "C" cudaError_t
+da_cuda_sort(void *temp, size_t *temp_bytes, const da_sort *s, cudaStream_t stream)
+{
+    if (s->values != NULL && s->indices == NULL && s->nsegments == 1) {
+        if (s->typenum == DA_FLOAT32) {
+            return da::sort_float_values<float>(temp, temp_bytes, s, stream);
+        }
+        if (s->typenum == DA_FLOAT64) {
+            return da::sort_float_values<double>(temp, temp_bytes, s, stream);
+        }
+    }
+    if ((s->typenum == DA_COMPLEX64 || s->typenum == DA_COMPLEX128) && s->nsegments != 1) {
+        return cudaErrorInvalidValue;
+    }
+    da::sort_pairs_route route{temp, temp_bytes, s, stream};
+    return da::dispatch_dtype(s->typenum, route);
+}
+
+extern "C" cudaError_t
+da_cuda_unique_groups(void *temp, size_t *temp_bytes, const da_unique *u,
+                      cudaStream_t stream)
+{
+    da::unique_groups_run run{temp, temp_bytes, u, stream};
+    return da::dispatch_dtype(u->typenum, run);
+}
+
+extern "C" cudaError_t
+da_cuda_unique_scatter(const da_unique *u, cudaStream_t stream)
+{
+    switch (da_itemsize(u->typenum)) {
+        case 1:
+            return da::unique_scatter<1>(u, stream);
+        case 2:
+            return da::unique_scatter<2>(u, stream);
+        case 4:
+            return da::unique_scatter<4>(u, stream);
+        case 8:
+            return da::unique_scatter<8>(u, stream);
+        default:
+            return da::unique_scatter<16>(u, stream);
+    }
+}
