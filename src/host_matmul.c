@@ -18,12 +18,13 @@
 /* Accumulators per block: 64 complex128 are 1 KiB of stack. */
 #define HOST_MATMUL_BLOCK 64
 
-/* The real kinds read and write their own C type; the generic ones
+/* The float kinds read and write their own C type (through memcpy, which
+   compiles to one load or store); the generic ones
    (integers and bool through uint64, float16 through float) use the
    per-dtype load and store of dtypes.h, which also do the wrapping and the
    single rounding to float16. */
-#define HOST_MATMUL_LOAD_REAL(CT, p) (*(const CT *)(p))
-#define HOST_MATMUL_STORE_REAL(CT, p, v) (*(CT *)(p) = (v))
+#define HOST_MATMUL_LOAD_REAL(CT, p) DA_RD(CT, p)
+#define HOST_MATMUL_STORE_REAL(CT, p, v) DA_WR(CT, (void *)(p), v)
 #define HOST_MATMUL_MULADD_REAL(acc, x, y) ((acc) += (x) * (y))
 #define HOST_MATMUL_MULADD_CPLX(acc, x, y)                                 \
     do {                                                                   \

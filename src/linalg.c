@@ -377,7 +377,8 @@ linalg_matmul_operator(PyObject *a, PyObject *b, int inplace)
         (DeviceArray_Check(b) || linalg_is_python_scalar(b))) {
         return linalg_too_few_dims(DeviceArray_Check(a) ? 1 : 0);
     }
-    Py_RETURN_NOTIMPLEMENTED;
+    Py_INCREF(Py_NotImplemented);
+    return Py_NotImplemented;
 }
 
 /* ---- module functions ---------------------------------------------------- */
