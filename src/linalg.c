@@ -609,6 +609,13 @@ linalg_tensordot(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
             return NULL;
         }
     }
+    if (x1->ndim + x2->ndim - 2 * n > DA_MAXDIMS) {
+        PyErr_Format(PyExc_ValueError,
+                     "tensordot: the result would have %d dimensions; the most "
+                     "an array has is %d",
+                     x1->ndim + x2->ndim - 2 * n, DA_MAXDIMS);
+        return NULL;
+    }
     m1 = linalg_tensordot_matrix(x1, ax1, n, 0, shape, &nfree1);
     if (m1 == NULL) {
         goto error;
