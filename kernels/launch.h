@@ -221,6 +221,32 @@ typedef struct {
     int upper;
 } da_tri;
 
+/* ---- linalg ---- */
+
+/*
+ * matmul: out[b] = a[b] @ b[b] for `batch` stacked products of an m x k
+ * matrix by a k x n matrix, all of dtype typenum.  Strides are in elements:
+ * a's element (i, p) of matrix t is a[t * a_batch + i * a_row + p * a_col],
+ * b's (p, j) is b[t * b_batch + p * b_row + j * b_col]; a batch stride of 0
+ * repeats one matrix (broadcasting).  The core gives every matrix a unit
+ * stride along one of its two axes and a leading stride of at least the
+ * other extent (the layouts BLAS takes), copying other layouts first.  out
+ * is C-contiguous (batch, m, n) and overlaps neither input.  batch, m, n,
+ * k >= 1.  Arithmetic: integers wrap (accumulated in 64 bits, then
+ * truncated, which is the same modulo the width), bool is or-of-ands,
+ * float16 accumulates in float32 and rounds once when stored (NumPy's half
+ * loop), the other floats accumulate in their own type.
+ */
+typedef struct {
+    int typenum;
+    int64_t batch, m, n, k;
+    const void *a, *b;
+    void *out;
+    int64_t a_batch, a_row, a_col;
+    int64_t b_batch, b_row, b_col;
+} da_matmul;
+
+
 /* ---- sort and sets (sort.c, sets.c) ------------------------------------- */
 
 /*
@@ -279,6 +305,8 @@ int da_host_range(const da_range *r);
 int da_host_linspace(const da_linspace *l);
 int da_host_tri(const da_tri *t);
 int da_host_where(const da_where *w);
+/* linalg */
+int da_host_matmul(const da_matmul *g);
 /* sort and sets: `temp` holds 2 * seglen int64 (the merge sort's indices) */
 int da_host_sort(const da_sort *s, int64_t *temp);
 int da_host_unique_groups(const da_unique *u);
@@ -295,6 +323,8 @@ cudaError_t da_cuda_range(const da_range *r, cudaStream_t stream);
 cudaError_t da_cuda_linspace(const da_linspace *l, cudaStream_t stream);
 cudaError_t da_cuda_tri(const da_tri *t, cudaStream_t stream);
 cudaError_t da_cuda_where(const da_where *w, cudaStream_t stream);
+/* linalg: the dtypes cuBLAS does not multiply (bool, integers, float16) */
+cudaError_t da_cuda_matmul(const da_matmul *g, cudaStream_t stream);
 
 /* sort and sets: two-phase like da_cuda_sum (temp == NULL sizes only);
    the scatter step needs no temporary storage */

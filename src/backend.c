@@ -8,6 +8,7 @@
  */
 #include "backend.h"
 
+#include "cublas.h"
 #include "cuda_error.h"
 #include "pool.h"
 #include "device.h"
@@ -312,6 +313,34 @@ backend_name(int backend)
 }
 
 /* ---- module-level functions ---------------------------------------------- */
+
+/* linalg */
+int
+backend_matmul(int backend, int device, const da_matmul *g)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err;
+        switch (g->typenum) {
+            case DA_FLOAT32:
+            case DA_FLOAT64:
+            case DA_COMPLEX64:
+            case DA_COMPLEX128:
+                return cublas_matmul(device, g);
+            default:
+                err = da_cuda_matmul(g, 0);
+                return err == cudaSuccess ? 0 : cuda_error_raise(err, "matmul kernel");
+        }
+    }
+#else
+    (void)backend;
+#endif
+    (void)device;
+    if (da_host_matmul(g) != 0) {
+        return host_contract_error("matmul");
+    }
+    return 0;
+}
 
 static PyObject *
 backend_py_backend(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args))

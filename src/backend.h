@@ -58,4 +58,9 @@ int backend_reduce(int backend, const da_reduce *r);
 /* Wait for all queued work on `backend` (releases the GIL). */
 int backend_synchronize(int backend);
 
+/* linalg: the batched product of kernels/launch.h's da_matmul on `backend`
+   (CUDA device `device`): cuBLAS (cublas.h) for float32, float64,
+   complex64 and complex128, kernels/matmul.cu for the other dtypes. */
+int backend_matmul(int backend, int device, const da_matmul *g);
+
 #endif /* DEVARRAY_SRC_BACKEND_H_ */

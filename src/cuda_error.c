@@ -60,6 +60,13 @@ cuda_error_set(int code, const char *call)
 }
 
 int
+cuda_error_message(const char *message)
+{
+    PyErr_SetString(cuda_error_type, message);
+    return -1;
+}
+
+int
 cuda_error_module_init(PyObject *module)
 {
     cuda_error_type = PyErr_NewExceptionWithDoc(

@@ -19,6 +19,10 @@ int cuda_error_module_init(PyObject *module);
    returns -1. */
 int cuda_error_set(int code, const char *call);
 
+/* Raise devarray.CUDAError with `message` as it is (a CUDA library's own
+   status, e.g. cuBLAS's); returns -1. */
+int cuda_error_message(const char *message);
+
 #ifdef DEVARRAY_HAVE_CUDA
 /* Turn a failed CUDA call into devarray.CUDAError naming the error, its
    message and `call`; returns -1.  Call only when err != cudaSuccess. */

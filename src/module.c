@@ -21,6 +21,8 @@
 #include "dtypefuncs.h"
 #include "dtypeobject.h"
 #include "hostbuffer.h"
+#include "linalg.h"
+#include "cublas.h"
 #include "logical_reduce.h"
 #include "manipulation.h"
 #include "namespace.h"
@@ -117,6 +119,8 @@ PyInit__core(void)
         logical_reduce_module_init(module) < 0 || select_module_init(module) < 0 ||
         capi_module_init(module) < 0 ||
         dtypefuncs_module_init(module) < 0 || namespace_module_init(module) < 0 ||
+        /* linalg */
+        linalg_module_init(module) < 0 || cublas_module_init(module) < 0 ||
         /* sort and sets */
         sort_module_init(module) < 0 || sets_module_init(module) < 0 ||
         statistics_module_init(module) < 0 ||

@@ -1,6 +1,6 @@
 /*
  * The number protocol of DeviceArray: the arithmetic, bitwise and shift
- * operators (and in place), ** , unary - + ~ abs, @ (not yet: matmul), and
+ * operators (and in place), ** , unary - + ~ abs, @ (linalg.c), and
  * conversion to Python scalars; the rich comparisons, which are the same
  * kind of slot, are here too.  The operators are the ops of
  * kernels/optable.h, run by ufunc_apply (ufunc.c); an operand that is
@@ -12,6 +12,7 @@
 #include "array.h"
 #include "dtype.h"
 #include "host_out.h"
+#include "linalg.h"
 #include "ufunc.h"
 
 #define NUMBER_DEFINE_BINARY(name, op)                                    \
@@ -83,18 +84,17 @@ number_divmod(PyObject *a, PyObject *b)
     return Py_BuildValue("(NN)", quotient, remainder);
 }
 
-/* a @ b: NotImplemented for anything but two DeviceArrays (so the other
-   operand may take it), else not implemented yet. */
+/* a @ b and a @= b: linalg.c's (NumPy's rules). */
 static PyObject *
 number_matmul(PyObject *a, PyObject *b)
 {
-    if (!DeviceArray_Check(a) || !DeviceArray_Check(b)) {
-        Py_RETURN_NOTIMPLEMENTED;
-    }
-    PyErr_SetString(PyExc_NotImplementedError,
-                    "the @ operator of DeviceArrays comes with devarray.matmul "
-                    "(the array API's linear algebra part, a later issue)");
-    return NULL;
+    return linalg_matmul_operator(a, b, 0);
+}
+
+static PyObject *
+number_inplace_matmul(PyObject *a, PyObject *b)
+{
+    return linalg_matmul_operator(a, b, 1);
 }
 
 PyObject *
@@ -263,7 +263,7 @@ PyNumberMethods number_as_number = {
     .nb_rshift = number_rshift,
     .nb_inplace_rshift = number_inplace_rshift,
     .nb_matrix_multiply = number_matmul,
-    .nb_inplace_matrix_multiply = number_matmul,
+    .nb_inplace_matrix_multiply = number_inplace_matmul,
     .nb_invert = number_invert,
     .nb_negative = number_negative,
     .nb_positive = number_positive,

@@ -260,15 +260,14 @@ def test_pow_third_argument(backend):
         pow(2, d, 3)
 
 
-def test_matmul_not_yet(backend):
+def test_matmul_operator(backend):
+    """@ is devarray.matmul (tests/test_linalg.py has the rest); a Python
+    scalar operand is 0-d, which matmul refuses with NumPy's ValueError."""
     d = devarray.ones((2, 2))
-    with pytest.raises(NotImplementedError, match="matmul"):
-        d @ d
-    with pytest.raises(NotImplementedError, match="matmul"):
-        d.__imatmul__(d)
-    with pytest.raises(TypeError):
+    assert (d @ d).to_host().tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    with pytest.raises(ValueError, match="matmul"):
         d @ 2
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="matmul"):
         2 @ d
 
 
