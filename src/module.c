@@ -28,6 +28,7 @@
 #include "pool.h"
 #include "reduce.h"
 #include "ufunc.h"
+#include "take.h"
 
 static PyObject *
 module_sum(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
@@ -114,6 +115,7 @@ PyInit__core(void)
         logical_reduce_module_init(module) < 0 || select_module_init(module) < 0 ||
         capi_module_init(module) < 0 ||
         dtypefuncs_module_init(module) < 0 || namespace_module_init(module) < 0 ||
+        take_module_init(module) < 0 ||
         module_add_all(module) < 0) {
         Py_DECREF(module);
         return NULL;
