@@ -69,11 +69,12 @@ gather_round_up(size_t bytes)
 
 /* ---- gather / scatter ------------------------------------------------ */
 
-/* The source byte offset of dense element i, or -1 (after storing the
-   failing array's number in *bad) when an index is out of bounds. */
+/* Whether dense element i addresses a source element, at byte offset
+   *offset (negative with negative strides); false, after storing the
+   failing array's number in *bad, when an index is out of bounds. */
 template <typename Index>
-static __device__ __forceinline__ int64_t
-gather_offset(const da_gather &g, Index i)
+static __device__ __forceinline__ bool
+gather_offset(const da_gather &g, Index i, int64_t *offset)
 {
     const Index b = (i / (Index)g.post) % (Index)g.bsize;
     int64_t off = 0;
@@ -93,11 +94,12 @@ gather_offset(const da_gather &g, Index i)
         }
         if (v < 0 || v >= g.extent[k]) {
             *g.bad = k + 1;
-            return -1;
+            return false;
         }
         off += v * g.axis_stride[k];
     }
-    return off;
+    *offset = off;
+    return true;
 }
 
 template <typename S, typename Index, int Mode>
@@ -109,8 +111,8 @@ gather_kernel(const __grid_constant__ da_gather g)
     Index i;
 
     for (i = (Index)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
-        const int64_t off = gather_offset<Index>(g, i);
-        if (off < 0) {
+        int64_t off;
+        if (!gather_offset<Index>(g, i, &off)) {
             continue;
         }
         S *src = reinterpret_cast<S *>(g.src + off);

@@ -14,11 +14,12 @@
 
 #include "../kernels/launch.h"
 
-/* The source byte offset of dense element i, or -1 (with *g->bad set)
-   where an index is out of bounds.  coord is the odometer of i over
-   g->shape, kept by the caller. */
-static int64_t
-host_gather_offset(const da_gather *g, const int64_t *coord, int64_t i)
+/* Whether dense element i addresses a source element, at byte offset
+   *offset (which may be negative: views with negative strides); 0, with
+   *g->bad set, where an index is out of bounds.  coord is the odometer of
+   i over g->shape, kept by the caller. */
+static int
+host_gather_offset(const da_gather *g, const int64_t *coord, int64_t i, int64_t *offset)
 {
     const int64_t b = g->bsize > 0 ? (i / g->post) % g->bsize : 0;
     int64_t off = 0;
@@ -34,11 +35,12 @@ host_gather_offset(const da_gather *g, const int64_t *coord, int64_t i)
         }
         if (v < 0 || v >= g->extent[k]) {
             *g->bad = k + 1;
-            return -1;
+            return 0;
         }
         off += v * g->axis_stride[k];
     }
-    return off;
+    *offset = off;
+    return 1;
 }
 
 static int
@@ -80,8 +82,8 @@ da_host_gather(int mode, const da_gather *g)
     }
     memset(coord, 0, sizeof(coord));
     for (i = 0; i < g->size; i++) {
-        const int64_t off = host_gather_offset(g, coord, i);
-        if (off >= 0) {
+        int64_t off = 0;
+        if (host_gather_offset(g, coord, i, &off)) {
             char *dense = g->dense + (size_t)i * itemsize;
             if (mode == DA_GATHER_READ) {
                 memcpy(dense, g->src + off, itemsize);
