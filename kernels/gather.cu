@@ -89,7 +89,8 @@ gather_offset(const da_gather &g, Index i, int64_t *offset)
     }
     for (k = 0; k < g.nidx; k++) {
         int64_t v = g.idx[k][b];
-        if (v < 0) {
+        /* a uint64 index >= 2^63 stays negative: out of bounds */
+        if (v < 0 && !(g.unsigned_mask >> k & 1u)) {
             v += g.extent[k];
         }
         if (v < 0 || v >= g.extent[k]) {
@@ -174,7 +175,7 @@ gather_check_kernel(const __grid_constant__ da_gather g)
     for (b = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; b < n; b += step) {
         for (k = 0; k < g.nidx; k++) {
             const int64_t v = g.idx[k][b];
-            if (v < -g.extent[k] || v >= g.extent[k]) {
+            if (v < ((g.unsigned_mask >> k & 1u) ? 0 : -g.extent[k]) || v >= g.extent[k]) {
                 *g.bad = k + 1;
             }
         }
@@ -190,7 +191,8 @@ gather_launch_mode(const da_gather *g, cudaStream_t stream)
     if (err != cudaSuccess) {
         return err;
     }
-    if (g->ndim == 1 && g->nidx == 1 && g->src_strides[0] == 0 && g->bsize == g->size) {
+    if (g->ndim == 1 && g->nidx == 1 && g->src_strides[0] == 0 && g->bsize == g->size &&
+        g->unsigned_mask == 0) {
         gather_flat_args a;
         a.src = g->src;
         a.dense = g->dense;

@@ -212,7 +212,9 @@ enum { DA_GATHER_READ, DA_GATHER_WRITE, DA_GATHER_CHECK };
  * after the block), each idx[k] holds bsize contiguous int64 values, and
  * wrap_k(v) = v + extent[k] for v < 0.  A value outside [-extent[k],
  * extent[k]) stores k + 1 in *bad (plain stores; any such k) and its
- * element is not read or written.
+ * element is not read or written.  Bit k of unsigned_mask says idx[k]
+ * holds uint64 values stored as int64: one read as negative is >= 2^63,
+ * out of bounds, never wrapped.
  *   READ:  dense[i] = source element (a gather; dense is the output)
  *   WRITE: source element = dense[i] (a scatter; where several i address
  *          one element, the host keeps the last, CUDA any one of them)
@@ -226,6 +228,7 @@ typedef struct {
     int itemsize;
     int bfirst, bndim;
     int nidx;
+    uint32_t unsigned_mask;
     int64_t size;
     int64_t bsize;
     int64_t post;

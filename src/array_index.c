@@ -235,6 +235,7 @@ array_index_plan_arrays(array_index_plan *plan, DeviceArrayObject *view, int nid
         return -1;
     }
     for (k = 0; k < nidx; k++) {
+        plan->is_unsigned[k] = idx[k]->typenum == DA_UINT64;
         plan->idx[k] = array_index_expand(plan, idx[k]);
         if (plan->idx[k] == NULL) {
             return -1;
@@ -309,6 +310,7 @@ array_index_describe(const array_index_plan *plan, DeviceArrayObject *dense, da_
         g->idx[k] = (const int64_t *)plan->idx[k]->data;
         g->extent[k] = DA_SHAPE(view)[plan->axis[k]];
         g->axis_stride[k] = DA_STRIDES(view)[plan->axis[k]];
+        g->unsigned_mask |= plan->is_unsigned[k] ? 1u << k : 0u;
     }
     g->src = view->data;
     g->dense = dense != NULL ? dense->data : NULL;

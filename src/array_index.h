@@ -22,6 +22,7 @@ typedef struct {
     int axis[DA_MAXDIMS];               /* the view axis idx[k] addresses */
     int self_axis[DA_MAXDIMS];          /* the same axis of the indexed array,
                                            for messages */
+    char is_unsigned[DA_MAXDIMS];       /* idx[k] holds uint64 values */
     int bfirst, bndim;
     int64_t bshape[DA_MAXDIMS];
     /* view strides read along the block's dimensions as well as through

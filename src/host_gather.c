@@ -30,7 +30,7 @@ host_gather_offset(const da_gather *g, const int64_t *coord, int64_t i, int64_t 
     }
     for (k = 0; k < g->nidx; k++) {
         int64_t v = g->idx[k][b];
-        if (v < 0) {
+        if (v < 0 && !(g->unsigned_mask >> k & 1u)) {
             v += g->extent[k];
         }
         if (v < 0 || v >= g->extent[k]) {
@@ -52,7 +52,8 @@ host_gather_check(const da_gather *g)
     for (k = 0; k < g->nidx; k++) {
         for (b = 0; b < g->bsize; b++) {
             const int64_t v = g->idx[k][b];
-            if (v < -g->extent[k] || v >= g->extent[k]) {
+            if (v < ((g->unsigned_mask >> k & 1u) ? 0 : -g->extent[k]) ||
+                v >= g->extent[k]) {
                 *g->bad = k + 1;
                 return 0;
             }
