@@ -108,7 +108,7 @@ take_take_along_axis(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds
     DeviceArrayObject *x = NULL, *idx = NULL, *line = NULL, *shaped = NULL;
     PyObject *indices = NULL, *axis_obj = NULL, *result = NULL;
     array_index_plan plan;
-    int64_t shape[DA_MAXDIMS];
+    int64_t shape[DA_MAXDIMS], strides[DA_MAXDIMS];
     int axis = -1, d, zero = 0;
 
     memset(&plan, 0, sizeof(plan));
@@ -158,12 +158,12 @@ take_take_along_axis(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds
     }
     /* the indices in the result's shape, then a one-axis view of x (its
        other axes are walked through the block strides) */
-    shaped = array_view_of(idx, x->ndim, shape, NULL, idx->data);
+    for (d = 0; d < x->ndim; d++) {
+        strides[d] = DA_SHAPE(idx)[d] == shape[d] ? DA_STRIDES(idx)[d] : 0;
+    }
+    shaped = array_view_of(idx, x->ndim, shape, strides, idx->data);
     if (shaped == NULL) {
         goto error;
-    }
-    for (d = 0; d < x->ndim; d++) {
-        DA_STRIDES(shaped)[d] = DA_SHAPE(idx)[d] == shape[d] ? DA_STRIDES(idx)[d] : 0;
     }
     line = array_view_of(x, 1, DA_SHAPE(x) + axis, DA_STRIDES(x) + axis, x->data);
     if (line == NULL || array_index_plan_arrays(&plan, line, 1, &shaped, &zero, 0) < 0) {
