@@ -18,7 +18,8 @@ _Scalar = Union[builtins.bool, int, float, complex]
 _Operand = Union["DeviceArray", _Scalar]
 _ShapeLike = Union[SupportsIndex, Tuple[SupportsIndex, ...]]
 _Axis = Union[SupportsIndex, Tuple[SupportsIndex, ...], None]
-_Index1 = Union[SupportsIndex, slice, "builtins.ellipsis", None]
+# array indices: integer or bool DeviceArrays, lists, a bool (NumPy's rules)
+_Index1 = Union[SupportsIndex, slice, "builtins.ellipsis", None, "DeviceArray", List[Any], builtins.bool]
 _Index = Union[_Index1, Tuple[_Index1, ...]]
 _BackendName = Literal["cuda", "host"]
 
@@ -598,6 +599,14 @@ def tensordot(
 ) -> DeviceArray: ...
 def vecdot(x1: DeviceArray, x2: DeviceArray, /, *, axis: SupportsIndex = -1) -> DeviceArray: ...
 def set_tf32(enabled: builtins.bool, /) -> builtins.bool: ...
+# Indexing by arrays (index).
+def take(
+    x: DeviceArray, indices: DeviceArray | List[int], /, *, axis: SupportsIndex | None = None
+) -> DeviceArray: ...
+def take_along_axis(
+    x: DeviceArray, indices: DeviceArray, /, *, axis: SupportsIndex = -1
+) -> DeviceArray: ...
+def nonzero(x: DeviceArray, /) -> Tuple[DeviceArray, ...]: ...
 
 # Backends (docs/backends.md).
 def backend() -> _BackendName: ...

@@ -6,6 +6,7 @@
  *   - src/host_kernels.c da_host_* (plain C loops, the host backend and the
  *                                   reference for every kernel)
  *   - src/host_creation.c           the host twin of kernels/creation.cu
+ *   - src/host_gather.c             the host twin of kernels/gather.cu
  *
  * The core does all checking, broadcasting and allocation before it calls in:
  * launchers get valid pointers, shapes and types and only compute.  They
@@ -305,6 +306,76 @@ int da_host_range(const da_range *r);
 int da_host_linspace(const da_linspace *l);
 int da_host_tri(const da_tri *t);
 int da_host_where(const da_where *w);
+
+/* ---- indexing by arrays (index: kernels/gather.cu, src/host_gather.c) ---- */
+
+/* What da_*_gather does with the elements it addresses. */
+enum { DA_GATHER_READ, DA_GATHER_WRITE, DA_GATHER_CHECK };
+
+/*
+ * Advanced indexing over a "dense" C-contiguous array of `ndim`, `shape`
+ * (size == product(shape) elements of `itemsize` bytes: 1, 2, 4, 8 or 16)
+ * and a strided "source" array addressed through index arrays.  Dense
+ * element i, with coordinates c[0..ndim), is the source element at byte
+ * offset
+ *     sum_d c[d] * src_strides[d] + sum_k wrap_k(idx[k][b]) * axis_stride[k]
+ * where b is the linear index of (c[bfirst], ..., c[bfirst + bndim - 1])
+ * over bshape (so b = (i / post) % bsize, post the product of the extents
+ * after the block), each idx[k] holds bsize contiguous int64 values, and
+ * wrap_k(v) = v + extent[k] for v < 0.  A value outside [-extent[k],
+ * extent[k]) stores k + 1 in *bad (plain stores; any such k) and its
+ * element is not read or written.  Bit k of unsigned_mask says idx[k]
+ * holds uint64 values stored as int64: one read as negative is >= 2^63,
+ * out of bounds, never wrapped.
+ *   READ:  dense[i] = source element (a gather; dense is the output)
+ *   WRITE: source element = dense[i] (a scatter; where several i address
+ *          one element, the host keeps the last, CUDA any one of them)
+ *   CHECK: only the bounds: every idx[k][b] for b < bsize is checked and
+ *          nothing else is touched (dense and src unread).
+ * nidx >= 1; size >= 1 for READ and WRITE; bsize >= 1 for CHECK.  The
+ * source and dense arrays do not overlap.
+ */
+typedef struct {
+    int ndim;
+    int itemsize;
+    int bfirst, bndim;
+    int nidx;
+    uint32_t unsigned_mask;
+    int64_t size;
+    int64_t bsize;
+    int64_t post;
+    int64_t shape[DA_MAXDIMS];
+    int64_t src_strides[DA_MAXDIMS];
+    const int64_t *idx[DA_MAXDIMS];
+    int64_t extent[DA_MAXDIMS];
+    int64_t axis_stride[DA_MAXDIMS];
+    char *src;
+    char *dense;
+    int32_t *bad;
+} da_gather;
+
+/* The coordinates of the nonzero (true) elements of a C-contiguous bool
+   array of n >= 1 elements, `ndim` >= 1 dimensions of `shape`: count (the
+   number of true elements, >= 1) int64 values into each out[d], in C
+   order. */
+typedef struct {
+    const uint8_t *flags;
+    int64_t n;
+    int64_t count;
+    int ndim;
+    int64_t shape[DA_MAXDIMS];
+    int64_t *out[DA_MAXDIMS];
+} da_nonzero;
+
+int da_host_gather(int mode, const da_gather *g);
+/* *count = the number of nonzero bytes among flags[0..n), n >= 1. */
+int da_host_count_true(const uint8_t *flags, int64_t n, int64_t *count);
+/* out = the elements of in (n >= 1 contiguous elements of itemsize 1, 2,
+   4, 8 or 16 bytes) whose flag byte is nonzero, in order. */
+int da_host_select_flagged(const void *in, int itemsize, const uint8_t *flags,
+                           int64_t n, void *out);
+int da_host_nonzero(const da_nonzero *z);
+
 /* linalg */
 int da_host_matmul(const da_matmul *g);
 /* sort and sets: `temp` holds 2 * seglen int64 (the merge sort's indices) */
@@ -323,6 +394,16 @@ cudaError_t da_cuda_range(const da_range *r, cudaStream_t stream);
 cudaError_t da_cuda_linspace(const da_linspace *l, cudaStream_t stream);
 cudaError_t da_cuda_tri(const da_tri *t, cudaStream_t stream);
 cudaError_t da_cuda_where(const da_where *w, cudaStream_t stream);
+/* indexing by arrays (kernels/gather.cu).  The two-phase ones take temp as
+   da_cuda_sum does; *count and *selected are device memory. */
+cudaError_t da_cuda_gather(int mode, const da_gather *g, cudaStream_t stream);
+cudaError_t da_cuda_count_true(void *temp, size_t *temp_bytes, const uint8_t *flags,
+                               int64_t n, int64_t *count, cudaStream_t stream);
+cudaError_t da_cuda_select_flagged(void *temp, size_t *temp_bytes, const void *in,
+                                   int itemsize, const uint8_t *flags, int64_t n,
+                                   void *out, int64_t *selected, cudaStream_t stream);
+cudaError_t da_cuda_nonzero(void *temp, size_t *temp_bytes, const da_nonzero *z,
+                            cudaStream_t stream);
 /* linalg: the dtypes cuBLAS does not multiply (bool, integers, float16) */
 cudaError_t da_cuda_matmul(const da_matmul *g, cudaStream_t stream);
 

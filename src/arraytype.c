@@ -7,6 +7,7 @@
 #include "arraytype.h"
 
 #include "array.h"
+#include "array_index.h"
 #include "exchange.h"
 #include "repr.h"
 #include "getset.h"
@@ -55,11 +56,11 @@ array_str(DeviceArrayObject *self)
     return repr_array(self, 0);
 }
 
-/* Basic indexing and assignment: integers, slices, one Ellipsis and None,
-   as NumPy. */
+/* Indexing and assignment as NumPy: basic indices (integers, slices, one
+   Ellipsis and None) give views, integer arrays and boolean masks copies. */
 static PyMappingMethods array_as_mapping = {
     .mp_length = (lenfunc)array_length,
-    .mp_subscript = (binaryfunc)indexing_subscript,
+    .mp_subscript = (binaryfunc)array_index_subscript,
     .mp_ass_subscript = (objobjargproc)array_ass_subscript,
 };
 

@@ -12,6 +12,7 @@
 #include "cuda_error.h"
 #include "pool.h"
 #include "device.h"
+#include "transfer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,130 @@ backend_tri(int backend, const da_tri *t)
 #endif
     return da_host_tri(t) != 0 ? host_contract_error("tril/triu") : 0;
 }
+
+/* ---- indexing by arrays (index) ---- */
+
+int
+backend_gather(int backend, int mode, da_gather *g, int32_t *bad)
+{
+    int32_t *word = pool_malloc(backend, sizeof(int32_t));
+    int status = -1;
+
+    if (word == NULL) {
+        return -1;
+    }
+    g->bad = word;
+    if (transfer_memset_zero(backend, word, sizeof(int32_t)) < 0) {
+        goto done;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = da_cuda_gather(mode, g, 0);
+        if (err != cudaSuccess) {
+            cuda_error_raise(err, "indexing kernel");
+            goto done;
+        }
+    }
+    else
+#endif
+    if (da_host_gather(mode, g) != 0) {
+        host_contract_error("indexing");
+        goto done;
+    }
+    status = transfer_copy(backend, bad, word, sizeof(int32_t), DA_COPY_D2H);
+done:
+    g->bad = NULL;
+    pool_free(backend, word);
+    return status;
+}
+
+int
+backend_count_true(int backend, const uint8_t *flags, int64_t n, int64_t *count)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        size_t temp_bytes = 0;
+        char *temp = NULL;
+        int status = -1;
+        cudaError_t err = da_cuda_count_true(NULL, &temp_bytes, flags, n, NULL, 0);
+        if (err != cudaSuccess) {
+            return cuda_error_raise(err, "count (temporary storage query)");
+        }
+        /* the count's word first, CUB's storage after it at 256 bytes */
+        if ((temp = pool_malloc(DA_BACKEND_CUDA, 256 + temp_bytes)) == NULL) {
+            return -1;
+        }
+        err = da_cuda_count_true(temp + 256, &temp_bytes, flags, n, (int64_t *)temp, 0);
+        if (err != cudaSuccess) {
+            cuda_error_raise(err, "count kernel");
+        }
+        else {
+            status = transfer_copy(DA_BACKEND_CUDA, count, temp, sizeof(int64_t),
+                                   DA_COPY_D2H);
+        }
+        pool_free(DA_BACKEND_CUDA, temp);
+        return status;
+    }
+#else
+    (void)backend;
+#endif
+    return da_host_count_true(flags, n, count) != 0 ? host_contract_error("count") : 0;
+}
+
+int
+backend_select_flagged(int backend, const void *in, int itemsize, const uint8_t *flags,
+                       int64_t n, void *out)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        size_t temp_bytes = 0;
+        char *temp = NULL;
+        cudaError_t err = da_cuda_select_flagged(NULL, &temp_bytes, in, itemsize, flags, n,
+                                                 out, NULL, 0);
+        if (err != cudaSuccess) {
+            return cuda_error_raise(err, "mask selection (temporary storage query)");
+        }
+        /* the selected count's word (known already, so never read) first */
+        if ((temp = pool_malloc(DA_BACKEND_CUDA, 256 + temp_bytes)) == NULL) {
+            return -1;
+        }
+        err = da_cuda_select_flagged(temp + 256, &temp_bytes, in, itemsize, flags, n, out,
+                                     (int64_t *)temp, 0);
+        pool_free(DA_BACKEND_CUDA, temp);
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "mask selection kernel");
+    }
+#else
+    (void)backend;
+#endif
+    return da_host_select_flagged(in, itemsize, flags, n, out) != 0
+               ? host_contract_error("mask selection")
+               : 0;
+}
+
+int
+backend_nonzero(int backend, const da_nonzero *z)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        size_t temp_bytes = 0;
+        void *temp = NULL;
+        cudaError_t err = da_cuda_nonzero(NULL, &temp_bytes, z, 0);
+        if (err != cudaSuccess) {
+            return cuda_error_raise(err, "nonzero (temporary storage query)");
+        }
+        if ((temp = pool_malloc(DA_BACKEND_CUDA, temp_bytes)) == NULL) {
+            return -1;
+        }
+        err = da_cuda_nonzero(temp, &temp_bytes, z, 0);
+        pool_free(DA_BACKEND_CUDA, temp);
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "nonzero kernel");
+    }
+#else
+    (void)backend;
+#endif
+    return da_host_nonzero(z) != 0 ? host_contract_error("nonzero") : 0;
+}
+
 
 /* ---- sort and sets ---- */
 

@@ -58,6 +58,26 @@ int backend_reduce(int backend, const da_reduce *r);
 /* Wait for all queued work on `backend` (releases the GIL). */
 int backend_synchronize(int backend);
 
+/* ---- indexing by arrays (index) ---- */
+
+/* One da_gather (kernels/launch.h) in `mode` on `backend`; g->bad is set
+   here to a word this function owns, and *bad receives its value after the
+   launch (0, or k + 1 for an index array k with a value out of bounds):
+   on CUDA that read-back synchronises. */
+int backend_gather(int backend, int mode, da_gather *g, int32_t *bad);
+
+/* *count = the number of nonzero bytes of flags[0..n), n >= 1 (read back
+   to the host: synchronises on CUDA). */
+int backend_count_true(int backend, const uint8_t *flags, int64_t n, int64_t *count);
+
+/* out = the elements of `in` whose flag is nonzero (see kernels/launch.h). */
+int backend_select_flagged(int backend, const void *in, int itemsize,
+                           const uint8_t *flags, int64_t n, void *out);
+
+/* The coordinates of the true elements (see da_nonzero). */
+int backend_nonzero(int backend, const da_nonzero *z);
+
+
 /* linalg: the batched product of kernels/launch.h's da_matmul on `backend`
    (CUDA device `device`): cuBLAS (cublas.h) for float32, float64,
    complex64 and complex128, kernels/matmul.cu for the other dtypes. */

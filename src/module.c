@@ -33,6 +33,7 @@
 #include "pool.h"
 #include "reduce.h"
 #include "ufunc.h"
+#include "take.h"
 
 static PyObject *
 module_sum(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
@@ -119,6 +120,7 @@ PyInit__core(void)
         logical_reduce_module_init(module) < 0 || select_module_init(module) < 0 ||
         capi_module_init(module) < 0 ||
         dtypefuncs_module_init(module) < 0 || namespace_module_init(module) < 0 ||
+        take_module_init(module) < 0 ||
         /* linalg */
         linalg_module_init(module) < 0 || cublas_module_init(module) < 0 ||
         /* sort and sets */

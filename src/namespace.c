@@ -35,8 +35,10 @@ namespace_info_new(PyTypeObject *Py_UNUSED(type), PyObject *args, PyObject *kwds
 static PyObject *
 namespace_capabilities(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(args))
 {
-    return Py_BuildValue("{sOsOsi}", "boolean indexing", Py_False,
-                         "data-dependent shapes", Py_False, "max dimensions",
+    /* boolean masks index (array_index.c), and nonzero and masks give
+       shapes that depend on the data */
+    return Py_BuildValue("{sOsOsi}", "boolean indexing", Py_True,
+                         "data-dependent shapes", Py_True, "max dimensions",
                          DA_MAXDIMS);
 }
 

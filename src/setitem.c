@@ -1,11 +1,13 @@
 /*
  * Assignment into DeviceArrays: see setitem.h.
  *
- * The key selects a view of self (indexing_subscript); the value becomes
- * either one scalar in the view's dtype or a DeviceArray on the view's
- * backend, and one elementwise COPY (a cast where the dtypes differ) fills
- * the view.  Every check and conversion happens before the first write, so
- * a refused assignment leaves self as it was.
+ * A basic key selects a view of self (indexing_subscript); the value
+ * becomes either one scalar in the view's dtype or a DeviceArray on the
+ * view's backend, and one elementwise COPY (a cast where the dtypes differ)
+ * fills the view.  A key with array indices (array_index.c) fills a new
+ * array of the selection's shape the same way, then scatters it into self
+ * after every index has been checked.  Every check and conversion happens
+ * before the first write, so a refused assignment leaves self as it was.
  *
  * Ownership: the view, a converted value and a copy of an overlapping
  * source are new references released before setitem_assign returns; they
@@ -14,6 +16,7 @@
 #include "setitem.h"
 
 #include "array.h"
+#include "array_index.h"
 #include "buffer_in.h"
 #include "cai.h"
 #include "copy.h"
@@ -164,6 +167,8 @@ int
 setitem_assign(DeviceArrayObject *self, PyObject *key, PyObject *value)
 {
     DeviceArrayObject *target = NULL, *converted = NULL, *src = NULL;
+    array_index_plan plan;
+    const int advanced = array_index_is_advanced(key);
     int status = -1;
 
     if (value == NULL) {
@@ -174,26 +179,34 @@ setitem_assign(DeviceArrayObject *self, PyObject *key, PyObject *value)
         PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
         return -1;
     }
-    target = (DeviceArrayObject *)indexing_subscript(self, key);
+    memset(&plan, 0, sizeof(plan));
+    if (advanced) {
+        /* the new values of the selected elements, in the result's shape */
+        if (array_index_plan_key(self, key, &plan) < 0) {
+            return -1;
+        }
+        target = array_new(self->backend, self->typenum, plan.ndim, plan.shape);
+    }
+    else {
+        target = (DeviceArrayObject *)indexing_subscript(self, key);
+    }
     if (target == NULL) {
-        return -1;
+        goto done;
     }
     if (scalar_python_kind(value) != 0) {
         status = setitem_fill_scalar(target, value);
-        goto done;
     }
-    converted = setitem_value_array(target, value);
-    if (converted == NULL) {
-        goto done;
+    else if ((converted = setitem_value_array(target, value)) != NULL &&
+             (src = setitem_source(target, converted)) != NULL) {
+        status = elementwise_copy(target, src);
     }
-    src = setitem_source(target, converted);
-    if (src == NULL) {
-        goto done;
+    if (status == 0 && advanced) {
+        status = array_index_scatter(&plan, target);
     }
-    status = elementwise_copy(target, src);
 done:
     Py_XDECREF(src);
     Py_XDECREF(converted);
-    Py_DECREF(target);
+    Py_XDECREF(target);
+    array_index_plan_clear(&plan);
     return status;
 }

@@ -330,12 +330,17 @@ def test_bad_indices(backend, rng, index, exc):
 
 
 @pytest.mark.parametrize("index", [[0, 1], (0, [1, 2]), True])
-def test_advanced_indexing_refused(backend, rng, index):
-    """Only basic indexing: integer-array and boolean indices are refused
-    rather than silently taken as something else."""
-    d = dev(random_array(rng, (4, 5), "float64"))
-    with pytest.raises((TypeError, IndexError)):
-        d[index]
+def test_array_indices_are_copies(backend, rng, index):
+    """Integer-array and boolean indices are NumPy's advanced indexing (a
+    copy), never taken as something else (tests/test_array_index.py has
+    the rest)."""
+    a = random_array(rng, (4, 5), "float64")
+    d = dev(a)
+    got = d[index]
+    assert got.shape == a[index].shape
+    assert np.array_equal(got.to_host(), a[index])
+    d[...] = 0.0
+    assert np.array_equal(got.to_host(), a[index])
 
 
 def test_views_share_memory(backend, rng):

@@ -152,7 +152,7 @@ def test_info_is_one_object():
 
 def test_info_capabilities():
     caps = devarray.__array_namespace_info__().capabilities()
-    assert caps == {"boolean indexing": False, "data-dependent shapes": False,
+    assert caps == {"boolean indexing": True, "data-dependent shapes": True,
                     "max dimensions": 32}
     assert type(caps["max dimensions"]) is int
 

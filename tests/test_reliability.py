@@ -358,7 +358,7 @@ BAD_CALLS = {
     "index negative out of bounds": (lambda c: c.m[-4], IndexError, ["out of bounds"]),
     "index float": (lambda c: c.f[1.0], IndexError, ["integers"]),
     "index str": (lambda c: c.f["a"], IndexError, ["integers"]),
-    "index list": (lambda c: c.f[[0, 1]], IndexError, ["integers"]),
+    "index list": (lambda c: c.f[[0, 6]], IndexError, ["out of bounds"]),
     "index too many": (lambda c: c.f[0, 0], IndexError, ["too many"]),
     "index two ellipses": (lambda c: c.m[..., ...], IndexError, ["ellipsis"]),
     "index 33 newaxes": (lambda c: c.f[(None,) * 33], IndexError, ["dimensions"]),

@@ -1,0 +1,391 @@
+/*
+ * Indexing by arrays on the GPU (kernels/launch.h): da_cuda_gather,
+ * da_cuda_count_true, da_cuda_select_flagged, da_cuda_nonzero.
+ *
+ * Elements are moved as bits, one kernel family per itemsize (1, 2, 4, 8,
+ * 16 bytes), so every dtype of one size shares a kernel.
+ *   - gather/scatter: a thread per dense element; the source offset comes
+ *     from the coordinates (div/mod per dimension) and the index arrays.
+ *     The common `x[i]` / take shape (one dimension, one index array, no
+ *     strided part) has its own kernel without divisions.  Each kernel has
+ *     a 32-bit index variant, used when the problem fits, and a 64-bit one.
+ *     Indices out of bounds store k + 1 in *bad, a word the core reads back
+ *     (the only store that is not to an element, and only on error: no
+ *     atomics anywhere).
+ *   - mask selection (x[mask] with mask shaped like x): CUB's
+ *     DeviceSelect::Flagged on the bits, after a CUB count of the mask
+ *     (TransformReduce) that the core reads back to size the result.
+ *   - nonzero: DeviceSelect::Flagged over a counting iterator gives the
+ *     linear indices of the true elements, unravelled into one array per
+ *     dimension by a small kernel (none for one dimension).
+ * src/host_gather.c is the reference.
+ */
+#include <stdint.h>
+
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "dispatch.cuh"
+
+namespace da {
+namespace {
+
+/* The storage of an element of N bytes: moved whole, never interpreted. */
+template <int N>
+struct gather_bits;
+template <>
+struct gather_bits<1> {
+    typedef uint8_t type;
+};
+template <>
+struct gather_bits<2> {
+    typedef uint16_t type;
+};
+template <>
+struct gather_bits<4> {
+    typedef uint32_t type;
+};
+template <>
+struct gather_bits<8> {
+    typedef uint64_t type;
+};
+struct gather_u128 {
+    uint64_t lo, hi; /* 8-byte aligned, like a complex128 array */
+};
+template <>
+struct gather_bits<16> {
+    typedef gather_u128 type;
+};
+
+/* CUB's temporary storage starts at this alignment inside ours. */
+constexpr size_t kTempAlign = 256;
+
+static size_t
+gather_round_up(size_t bytes)
+{
+    return (bytes + kTempAlign - 1) / kTempAlign * kTempAlign;
+}
+
+/* ---- gather / scatter ------------------------------------------------ */
+
+/* Whether dense element i addresses a source element, at byte offset
+   *offset (negative with negative strides); false, after storing the
+   failing array's number in *bad, when an index is out of bounds. */
+template <typename Index>
+static __device__ __forceinline__ bool
+gather_offset(const da_gather &g, Index i, int64_t *offset)
+{
+    const Index b = (i / (Index)g.post) % (Index)g.bsize;
+    int64_t off = 0;
+    Index rest = i;
+    int d, k;
+
+    for (d = g.ndim - 1; d >= 0; d--) {
+        const Index extent = (Index)g.shape[d];
+        const Index q = rest / extent;
+        off += (int64_t)(rest - q * extent) * g.src_strides[d];
+        rest = q;
+    }
+    for (k = 0; k < g.nidx; k++) {
+        int64_t v = g.idx[k][b];
+        /* a uint64 index >= 2^63 stays negative: out of bounds */
+        if (v < 0 && !(g.unsigned_mask >> k & 1u)) {
+            v += g.extent[k];
+        }
+        if (v < 0 || v >= g.extent[k]) {
+            *g.bad = k + 1;
+            return false;
+        }
+        off += v * g.axis_stride[k];
+    }
+    *offset = off;
+    return true;
+}
+
+template <typename S, typename Index, int Mode>
+static __global__ void __launch_bounds__(kBlockThreads)
+gather_kernel(const __grid_constant__ da_gather g)
+{
+    const Index n = (Index)g.size;
+    const Index step = (Index)gridDim.x * kBlockThreads;
+    Index i;
+
+    for (i = (Index)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
+        int64_t off;
+        if (!gather_offset<Index>(g, i, &off)) {
+            continue;
+        }
+        S *src = reinterpret_cast<S *>(g.src + off);
+        S *dense = reinterpret_cast<S *>(g.dense) + i;
+        if (Mode == DA_GATHER_READ) {
+            *dense = *src;
+        }
+        else {
+            *src = *dense;
+        }
+    }
+}
+
+/* The x[i] / take shape: dense[i] <-> src[idx[i] * stride]. */
+struct gather_flat_args {
+    char *src;
+    char *dense;
+    const int64_t *idx;
+    int64_t n, extent, stride;
+    int32_t *bad;
+};
+
+template <typename S, typename Index, int Mode>
+static __global__ void __launch_bounds__(kBlockThreads)
+gather_flat_kernel(const gather_flat_args a)
+{
+    const Index n = (Index)a.n;
+    const Index step = (Index)gridDim.x * kBlockThreads;
+    Index i;
+
+    for (i = (Index)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
+        int64_t v = a.idx[i];
+        if (v < 0) {
+            v += a.extent;
+        }
+        if (v < 0 || v >= a.extent) {
+            *a.bad = 1;
+            continue;
+        }
+        S *src = reinterpret_cast<S *>(a.src + v * a.stride);
+        S *dense = reinterpret_cast<S *>(a.dense) + i;
+        if (Mode == DA_GATHER_READ) {
+            *dense = *src;
+        }
+        else {
+            *src = *dense;
+        }
+    }
+}
+
+static __global__ void __launch_bounds__(kBlockThreads)
+gather_check_kernel(const __grid_constant__ da_gather g)
+{
+    const int64_t n = g.bsize;
+    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
+    int64_t b;
+    int k;
+
+    for (b = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; b < n; b += step) {
+        for (k = 0; k < g.nidx; k++) {
+            const int64_t v = g.idx[k][b];
+            if (v < ((g.unsigned_mask >> k & 1u) ? 0 : -g.extent[k]) || v >= g.extent[k]) {
+                *g.bad = k + 1;
+            }
+        }
+    }
+}
+
+template <typename S, int Mode>
+static cudaError_t
+gather_launch_mode(const da_gather *g, cudaStream_t stream)
+{
+    unsigned int blocks;
+    cudaError_t err = grid_blocks(g->size, &blocks);
+    if (err != cudaSuccess) {
+        return err;
+    }
+    if (g->ndim == 1 && g->nidx == 1 && g->src_strides[0] == 0 && g->bsize == g->size &&
+        g->unsigned_mask == 0) {
+        gather_flat_args a;
+        a.src = g->src;
+        a.dense = g->dense;
+        a.idx = g->idx[0];
+        a.n = g->size;
+        a.extent = g->extent[0];
+        a.stride = g->axis_stride[0];
+        a.bad = g->bad;
+        if (g->size <= INT32_MAX) {
+            gather_flat_kernel<S, uint32_t, Mode><<<blocks, kBlockThreads, 0, stream>>>(a);
+        }
+        else {
+            gather_flat_kernel<S, uint64_t, Mode><<<blocks, kBlockThreads, 0, stream>>>(a);
+        }
+    }
+    else if (g->size <= INT32_MAX) {
+        gather_kernel<S, uint32_t, Mode><<<blocks, kBlockThreads, 0, stream>>>(*g);
+    }
+    else {
+        gather_kernel<S, uint64_t, Mode><<<blocks, kBlockThreads, 0, stream>>>(*g);
+    }
+    return cudaGetLastError();
+}
+
+template <int Itemsize>
+static cudaError_t
+gather_launch(int mode, const da_gather *g, cudaStream_t stream)
+{
+    typedef typename gather_bits<Itemsize>::type S;
+    return mode == DA_GATHER_READ ? gather_launch_mode<S, DA_GATHER_READ>(g, stream)
+                                  : gather_launch_mode<S, DA_GATHER_WRITE>(g, stream);
+}
+
+/* ---- mask selection and nonzero -------------------------------------- */
+
+struct gather_flag_to_count {
+    __host__ __device__ __forceinline__ int64_t operator()(uint8_t f) const
+    {
+        return f != 0;
+    }
+};
+
+struct gather_add {
+    __host__ __device__ __forceinline__ int64_t operator()(int64_t a, int64_t b) const
+    {
+        return a + b;
+    }
+};
+
+template <int Itemsize>
+static cudaError_t
+gather_select(void *temp, size_t *temp_bytes, const void *in, const uint8_t *flags,
+              int64_t n, void *out, int64_t *selected, cudaStream_t stream)
+{
+    typedef typename gather_bits<Itemsize>::type S;
+    return cub::DeviceSelect::Flagged(temp, *temp_bytes, static_cast<const S *>(in), flags,
+                                      static_cast<S *>(out), selected, n, stream);
+}
+
+static __global__ void __launch_bounds__(kBlockThreads)
+gather_unravel_kernel(const __grid_constant__ da_nonzero z, const int64_t *linear)
+{
+    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
+    int64_t j;
+
+    for (j = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; j < z.count; j += step) {
+        int64_t rest = linear[j];
+        int d;
+        for (d = z.ndim - 1; d > 0; d--) {
+            const int64_t q = rest / z.shape[d];
+            z.out[d][j] = rest - q * z.shape[d];
+            rest = q;
+        }
+        z.out[0][j] = rest;
+    }
+}
+
+}  // namespace
+}  // namespace da
+
+extern "C" cudaError_t
+da_cuda_gather(int mode, const da_gather *g, cudaStream_t stream)
+{
+    if (g->nidx < 1 || g->nidx > DA_MAXDIMS || g->ndim < 0 || g->ndim > DA_MAXDIMS) {
+        return cudaErrorInvalidValue;
+    }
+    if (mode == DA_GATHER_CHECK) {
+        unsigned int blocks;
+        cudaError_t err;
+        if (g->bsize <= 0) {
+            return cudaErrorInvalidValue;
+        }
+        err = da::grid_blocks(g->bsize, &blocks);
+        if (err != cudaSuccess) {
+            return err;
+        }
+        da::gather_check_kernel<<<blocks, da::kBlockThreads, 0, stream>>>(*g);
+        return cudaGetLastError();
+    }
+    if ((mode != DA_GATHER_READ && mode != DA_GATHER_WRITE) || g->size <= 0 ||
+        g->bsize <= 0 || g->post <= 0) {
+        return cudaErrorInvalidValue;
+    }
+    switch (g->itemsize) {
+        case 1:
+            return da::gather_launch<1>(mode, g, stream);
+        case 2:
+            return da::gather_launch<2>(mode, g, stream);
+        case 4:
+            return da::gather_launch<4>(mode, g, stream);
+        case 8:
+            return da::gather_launch<8>(mode, g, stream);
+        case 16:
+            return da::gather_launch<16>(mode, g, stream);
+        default:
+            return cudaErrorInvalidValue;
+    }
+}
+
+extern "C" cudaError_t
+da_cuda_count_true(void *temp, size_t *temp_bytes, const uint8_t *flags, int64_t n,
+                   int64_t *count, cudaStream_t stream)
+{
+    if (n <= 0) {
+        return cudaErrorInvalidValue;
+    }
+    return cub::DeviceReduce::TransformReduce(temp, *temp_bytes, flags, count, n,
+                                              da::gather_add(), da::gather_flag_to_count(),
+                                              (int64_t)0, stream);
+}
+
+extern "C" cudaError_t
+da_cuda_select_flagged(void *temp, size_t *temp_bytes, const void *in, int itemsize,
+                       const uint8_t *flags, int64_t n, void *out, int64_t *selected,
+                       cudaStream_t stream)
+{
+    if (n <= 0) {
+        return cudaErrorInvalidValue;
+    }
+    switch (itemsize) {
+        case 1:
+            return da::gather_select<1>(temp, temp_bytes, in, flags, n, out, selected, stream);
+        case 2:
+            return da::gather_select<2>(temp, temp_bytes, in, flags, n, out, selected, stream);
+        case 4:
+            return da::gather_select<4>(temp, temp_bytes, in, flags, n, out, selected, stream);
+        case 8:
+            return da::gather_select<8>(temp, temp_bytes, in, flags, n, out, selected, stream);
+        case 16:
+            return da::gather_select<16>(temp, temp_bytes, in, flags, n, out, selected,
+                                         stream);
+        default:
+            return cudaErrorInvalidValue;
+    }
+}
+
+/* temp holds, in order: the selected count (one int64), the linear indices
+   when ndim > 1 (count int64), then CUB's storage. */
+extern "C" cudaError_t
+da_cuda_nonzero(void *temp, size_t *temp_bytes, const da_nonzero *z, cudaStream_t stream)
+{
+    const size_t head = da::gather_round_up(sizeof(int64_t));
+    const size_t linear_bytes =
+        z->ndim > 1 ? da::gather_round_up((size_t)z->count * sizeof(int64_t)) : 0;
+    char *base = static_cast<char *>(temp);
+    int64_t *linear = z->ndim > 1 ? reinterpret_cast<int64_t *>(base + head) : z->out[0];
+    size_t cub_bytes = 0;
+    unsigned int blocks;
+    cudaError_t err;
+
+    if (z->n <= 0 || z->count <= 0 || z->ndim < 1 || z->ndim > DA_MAXDIMS) {
+        return cudaErrorInvalidValue;
+    }
+    err = cub::DeviceSelect::Flagged(nullptr, cub_bytes, thrust::counting_iterator<int64_t>(0),
+                                     z->flags, linear, static_cast<int64_t *>(nullptr), z->n,
+                                     stream);
+    if (err != cudaSuccess) {
+        return err;
+    }
+    if (temp == nullptr) {
+        *temp_bytes = head + linear_bytes + cub_bytes;
+        return cudaSuccess;
+    }
+    err = cub::DeviceSelect::Flagged(base + head + linear_bytes, cub_bytes,
+                                     thrust::counting_iterator<int64_t>(0), z->flags, linear,
+                                     reinterpret_cast<int64_t *>(base), z->n, stream);
+    if (err != cudaSuccess || z->ndim == 1) {
+        return err;
+    }
+    err = da::grid_blocks(z->count, &blocks);
+    if (err != cudaSuccess) {
+        return err;
+    }
+    da::gather_unravel_kernel<<<blocks, da::kBlockThreads, 0, stream>>>(*z, linear);
+    return cudaGetLastError();
+}
