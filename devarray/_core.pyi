@@ -4,8 +4,8 @@
 
 import builtins
 from typing import (
-    Any, ClassVar, Iterator, List, Literal, NamedTuple, Protocol, SupportsIndex, Tuple, Union, final, overload,
-    Any, ClassVar, Iterator, List, Literal, Protocol, Sequence, SupportsIndex, Tuple, Union, final, overload,
+    Any, ClassVar, Iterator, List, Literal, NamedTuple, Protocol, Sequence, SupportsIndex, Tuple, Union,
+    final, overload,
 )
 
 class _HasTypestr(Protocol):
