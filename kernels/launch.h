@@ -187,6 +187,34 @@ typedef struct {
     int upper;
 } da_tri;
 
+/* ---- scan: cumulative_sum, cumulative_prod, argmax, argmin, searchsorted -- */
+
+enum { DA_SCAN_SUM, DA_SCAN_PROD };
+enum { DA_ARG_MAX, DA_ARG_MIN };
+
+/*
+ * searchsorted: for each of nvalues contiguous `values`, the index where it
+ * would be inserted into the n contiguous elements of `sorted` to keep
+ * them in order (the order of sort: NaN last; complex lexicographic with
+ * NumPy's NaN placement): the first i with !(sorted[i] < v) (right == 0),
+ * or the first with v < sorted[i] (right == 1).  With `sorter` (n
+ * contiguous int64), element i of the sorted sequence is
+ * sorted[sorter[i]]; a sorter value read that is outside [0, n) makes the
+ * launcher set *bad to 1 (device memory on CUDA) and the result is
+ * unspecified.  values and sorted share dtype typenum; out is int64.
+ * n >= 0, nvalues >= 1.
+ */
+typedef struct {
+    const void *sorted;
+    const int64_t *sorter;
+    const void *values;
+    int64_t *out;
+    int *bad;
+    int64_t n, nvalues;
+    int typenum;
+    int right;
+} da_searchsorted;
+
 int da_host_elementwise(int op, int cls, const da_elementwise *e);
 int da_host_sum(const void *in, int in_typenum, void *out, int acc_typenum,
                 int64_t nsegments, int64_t seglen);
@@ -194,6 +222,18 @@ int da_host_range(const da_range *r);
 int da_host_linspace(const da_linspace *l);
 int da_host_tri(const da_tri *t);
 int da_host_where(const da_where *w);
+/* scan: cumulative_sum/prod of nsegments contiguous segments of seglen
+   elements of dtype typenum, in order, each running value stored (rounded
+   to the dtype) before the next element is combined, as NumPy's
+   accumulate; in may equal out.  argreduce: the index in each segment of
+   its first maximum (DA_ARG_MAX) or minimum, the first NaN winning (for
+   complex: a NaN in either part; order lexicographic).  nsegments >= 1,
+   seglen >= 1. */
+int da_host_scan(int op, int typenum, const void *in, void *out,
+                 int64_t nsegments, int64_t seglen);
+int da_host_argreduce(int op, int typenum, const void *in, int64_t *out,
+                      int64_t nsegments, int64_t seglen);
+int da_host_searchsorted(const da_searchsorted *s);
 
 #ifdef DEVARRAY_HAVE_CUDA
 cudaError_t da_cuda_elementwise(int op, int cls, const da_elementwise *e,
@@ -209,6 +249,16 @@ cudaError_t da_cuda_range(const da_range *r, cudaStream_t stream);
 cudaError_t da_cuda_linspace(const da_linspace *l, cudaStream_t stream);
 cudaError_t da_cuda_tri(const da_tri *t, cudaStream_t stream);
 cudaError_t da_cuda_where(const da_where *w, cudaStream_t stream);
+/* scan (two-phase, as da_cuda_sum): float results may differ from the
+   host's order of operations in the last bits (a parallel scan). */
+cudaError_t da_cuda_scan(void *temp, size_t *temp_bytes, int op, int typenum,
+                         const void *in, void *out, int64_t nsegments,
+                         int64_t seglen, cudaStream_t stream);
+cudaError_t da_cuda_argreduce(void *temp, size_t *temp_bytes, int op,
+                              int typenum, const void *in, int64_t *out,
+                              int64_t nsegments, int64_t seglen,
+                              cudaStream_t stream);
+cudaError_t da_cuda_searchsorted(const da_searchsorted *s, cudaStream_t stream);
 #endif
 
 #ifdef __cplusplus

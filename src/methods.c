@@ -15,6 +15,7 @@
 #include "number.h"
 #include "pickle.h"
 #include "reduce.h"
+#include "search.h"
 #include "view_ops.h"
 
 static PyObject *
@@ -279,6 +280,33 @@ array_readonly_view(PyObject *Py_UNUSED(module), PyObject *arg)
     return (PyObject *)view;
 }
 
+/* ---- scan: argmax, argmin ---------------------------------------------- */
+
+static PyObject *
+methods_arg(DeviceArrayObject *self, int op, const char *format, PyObject *args,
+            PyObject *kwds)
+{
+    static char *kwlist[] = {"axis", "keepdims", NULL};
+    PyObject *axis = Py_None;
+    int keepdims = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, &axis, &keepdims)) {
+        return NULL;
+    }
+    return search_argreduce(self, op, axis, keepdims);
+}
+
+static PyObject *
+array_argmax(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    return methods_arg(self, DA_ARG_MAX, "|Op:argmax", args, kwds);
+}
+
+static PyObject *
+array_argmin(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    return methods_arg(self, DA_ARG_MIN, "|Op:argmin", args, kwds);
+}
+
 PyMethodDef methods_table[] = {
     {"to_host", (PyCFunction)(void (*)(void))array_to_host,
      METH_VARARGS | METH_KEYWORDS,
@@ -336,6 +364,12 @@ PyMethodDef methods_table[] = {
      "__copy__($self, /)\n--\n\nA copy on the same backend."},
     {"__deepcopy__", (PyCFunction)array_deepcopy, METH_O,
      "__deepcopy__($self, memo, /)\n--\n\nA copy on the same backend."},
+    {"argmax", (PyCFunction)(void (*)(void))array_argmax, METH_VARARGS | METH_KEYWORDS,
+     "argmax($self, /, axis=None, keepdims=False)\n--\n\nThe index of the first "
+     "maximum along axis (devarray.argmax)."},
+    {"argmin", (PyCFunction)(void (*)(void))array_argmin, METH_VARARGS | METH_KEYWORDS,
+     "argmin($self, /, axis=None, keepdims=False)\n--\n\nThe index of the first "
+     "minimum along axis (devarray.argmin)."},
     {NULL, NULL, 0, NULL},
 };
 

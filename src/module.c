@@ -27,6 +27,8 @@
 #include "select.h"
 #include "pool.h"
 #include "reduce.h"
+#include "scan.h"
+#include "search.h"
 #include "ufunc.h"
 
 static PyObject *
@@ -114,6 +116,7 @@ PyInit__core(void)
         logical_reduce_module_init(module) < 0 || select_module_init(module) < 0 ||
         capi_module_init(module) < 0 ||
         dtypefuncs_module_init(module) < 0 || namespace_module_init(module) < 0 ||
+        scan_module_init(module) < 0 || search_module_init(module) < 0 ||
         module_add_all(module) < 0) {
         Py_DECREF(module);
         return NULL;
