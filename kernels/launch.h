@@ -190,6 +190,16 @@ typedef struct {
 /* ---- scan: cumulative_sum, cumulative_prod, argmax, argmin, searchsorted -- */
 
 enum { DA_SCAN_SUM, DA_SCAN_PROD };
+
+/* The dtypes the scans run in: the core widens bool and narrow integers
+   to int64/uint64 first (one instantiation per dtype fewer on CUDA). */
+static inline int
+da_scan_supported(int typenum)
+{
+    return typenum == DA_INT64 || typenum == DA_UINT64 || typenum == DA_FLOAT16 ||
+           typenum == DA_FLOAT32 || typenum == DA_FLOAT64 || typenum == DA_COMPLEX64 ||
+           typenum == DA_COMPLEX128;
+}
 enum { DA_ARG_MAX, DA_ARG_MIN };
 
 /*
@@ -223,7 +233,7 @@ int da_host_linspace(const da_linspace *l);
 int da_host_tri(const da_tri *t);
 int da_host_where(const da_where *w);
 /* scan: cumulative_sum/prod of nsegments contiguous segments of seglen
-   elements of dtype typenum, in order, each running value stored (rounded
+   elements of dtype typenum (da_scan_supported), in order, each running value stored (rounded
    to the dtype) before the next element is combined, as NumPy's
    accumulate; in may equal out.  argreduce: the index in each segment of
    its first maximum (DA_ARG_MAX) or minimum, the first NaN winning (for

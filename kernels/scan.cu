@@ -2,11 +2,12 @@
  * da_cuda_scan (kernels/launch.h): running sums and products of contiguous
  * segments, with CUB's device-wide scans.
  *
- * Values are scanned in the dtype's compute class (dispatch.cuh), and the
- * scan operator rounds each combined value to the dtype (store, then load)
- * so that narrow integers wrap and float16 keeps half precision at every
- * step, as NumPy's accumulate does; for the other dtypes the round trip is
- * the identity and compiles away.  The order of operations is CUB's
+ * Only the dtypes of da_scan_supported are instantiated (the core widens
+ * bool and narrow integers).  Values are scanned in the dtype's compute
+ * class (dispatch.cuh), and the scan operator rounds each combined value
+ * to the dtype (store, then load) so that float16 keeps half precision at
+ * every step, as NumPy's accumulate does; for the other dtypes the round
+ * trip is the identity and compiles away.  The order of operations is CUB's
  * (a parallel scan), so float results may differ from the host's
  * sequential order in the last bits.
  * The route follows the segment shape:
@@ -44,7 +45,6 @@ constexpr int64_t kLongScan = (int64_t)1 << 15;
     {                                                                          \
         return da_##NAME##_mul(a, b);                                          \
     }
-DA_SCAN_MUL(bool, uint8_t)
 DA_SCAN_MUL(sint, int64_t)
 DA_SCAN_MUL(uint, uint64_t)
 DA_SCAN_MUL(f32, float)
@@ -191,6 +191,23 @@ da_cuda_scan(void *temp, size_t *temp_bytes, int op, int typenum, const void *in
         seglen < 1) {
         return cudaErrorInvalidValue;
     }
-    da::scan_launcher launcher = {temp, temp_bytes, op, in, out, nsegments, seglen, stream};
-    return da::dispatch_dtype(typenum, launcher);
+    const da::scan_launcher launcher = {temp, temp_bytes, op, in, out, nsegments, seglen, stream};
+    switch (typenum) {
+        case DA_INT64:
+            return launcher.run<DA_INT64>();
+        case DA_UINT64:
+            return launcher.run<DA_UINT64>();
+        case DA_FLOAT16:
+            return launcher.run<DA_FLOAT16>();
+        case DA_FLOAT32:
+            return launcher.run<DA_FLOAT32>();
+        case DA_FLOAT64:
+            return launcher.run<DA_FLOAT64>();
+        case DA_COMPLEX64:
+            return launcher.run<DA_COMPLEX64>();
+        case DA_COMPLEX128:
+            return launcher.run<DA_COMPLEX128>();
+        default:
+            return cudaErrorInvalidValue; /* da_scan_supported */
+    }
 }

@@ -101,7 +101,13 @@
     X(c64, da_c64)                                                            \
     X(c128, da_c128)
 
-HOST_SCAN_FOR_EACH_CLASS(HOST_SCAN_DEFINE)
+/* no bool: the scans run in 64 bits for it (da_scan_supported) */
+HOST_SCAN_DEFINE(sint, int64_t)
+HOST_SCAN_DEFINE(uint, uint64_t)
+HOST_SCAN_DEFINE(f32, float)
+HOST_SCAN_DEFINE(f64, double)
+HOST_SCAN_DEFINE(c64, da_c64)
+HOST_SCAN_DEFINE(c128, da_c128)
 HOST_SCAN_FOR_EACH_CLASS(HOST_ARG_DEFINE)
 HOST_SCAN_FOR_EACH_CLASS(HOST_SEARCH_DEFINE)
 
@@ -112,16 +118,14 @@ da_host_scan(int op, int typenum, const void *in, void *out, int64_t nsegments,
     const int64_t step = seglen * da_itemsize(typenum);
     int64_t s;
 
-    if ((op != DA_SCAN_SUM && op != DA_SCAN_PROD) || nsegments < 1 || seglen < 1) {
+    if ((op != DA_SCAN_SUM && op != DA_SCAN_PROD) || !da_scan_supported(typenum) ||
+        nsegments < 1 || seglen < 1) {
         return -1;
     }
     for (s = 0; s < nsegments; s++) {
         const char *src = (const char *)in + s * step;
         char *dst = (char *)out + s * step;
         switch (da_class_of(typenum)) {
-            case DA_CLASS_BOOL:
-                host_scan_bool(op, typenum, src, dst, seglen);
-                break;
             case DA_CLASS_SINT:
                 host_scan_sint(op, typenum, src, dst, seglen);
                 break;

@@ -3,7 +3,8 @@
  *
  * A cumulative op moves the axis last and makes the input a contiguous
  * array of the result dtype (NumPy casts the input to the result dtype
- * before it accumulates, so the kernels see one dtype), then the backend
+ * before it accumulates, so the kernels see one dtype; bool and narrow
+ * integers are then widened to 64 bits, scan_work_dtype), then the backend
  * scans its rows (kernels/scan.cu, src/host_scan.c).  The scan runs in
  * place when that copy is ours; the rows go back to the result through a
  * permuted view.  include_initial writes the identity at index 0 of the
@@ -99,6 +100,28 @@ scan_fill_identity(DeviceArrayObject *out, int op)
     }
 }
 
+/* The dtype the kernels scan a result dtype in (launch.h: da_scan_supported):
+   bool and narrow integers in 64 bits, whose sums and products agree with
+   the narrow ones modulo their width (and as bool: nonzero when any/all
+   are), so the result is the cast back; the others in themselves. */
+static int
+scan_work_dtype(int typenum)
+{
+    switch (typenum) {
+        case DA_BOOL:
+        case DA_INT8:
+        case DA_INT16:
+        case DA_INT32:
+            return DA_INT64;
+        case DA_UINT8:
+        case DA_UINT16:
+        case DA_UINT32:
+            return DA_UINT64;
+        default:
+            return typenum;
+    }
+}
+
 /* cumulative_sum / cumulative_prod (op DA_SCAN_*). */
 static PyObject *
 scan_cumulative(int op, const char *name, PyObject *args, PyObject *kwds)
@@ -106,9 +129,9 @@ scan_cumulative(int op, const char *name, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"", "axis", "dtype", "include_initial", NULL};
     PyObject *axis_obj = Py_None;
     DeviceArrayObject *x, *source = NULL, *result = NULL, *target = NULL,
-                      *initial = NULL, *rows = NULL, *permuted = NULL;
-    int64_t shape[DA_MAXDIMS], one = 1, seglen, nsegments;
-    int typenum = -1, include_initial = 0, axis = 0, perm[DA_MAXDIMS], k, n = 0;
+                      *initial = NULL, *rows = NULL, *permuted = NULL, *cast = NULL;
+    int64_t shape[DA_MAXDIMS], one = 1, step, seglen, nsegments;
+    int typenum = -1, work, include_initial = 0, axis = 0, perm[DA_MAXDIMS], k, n = 0;
     char format[64];
 
     PyOS_snprintf(format, sizeof(format), "O!|$OO&p:%s", name);
@@ -119,7 +142,8 @@ scan_cumulative(int op, const char *name, PyObject *args, PyObject *kwds)
     }
     if (x->ndim == 0) {
         /* NumPy treats a 0-d input as one element of a 1-d one */
-        x = array_view_of(x, 1, &one, &one, x->data);
+        step = DA_ITEMSIZE(x);
+        x = array_view_of(x, 1, &one, &step, x->data);
     }
     else {
         Py_INCREF(x);
@@ -155,13 +179,21 @@ scan_cumulative(int op, const char *name, PyObject *args, PyObject *kwds)
     if (nsegments == 0) {
         goto done;
     }
-    source = scan_axis_last(x, axis, typenum);
+    work = scan_work_dtype(typenum);
+    if (work != typenum && x->typenum != typenum) {
+        /* NumPy casts to the result dtype first (2 + -2 as bool is True) */
+        cast = copy_cast(x, typenum);
+        if (cast == NULL) {
+            goto error;
+        }
+    }
+    source = scan_axis_last(cast != NULL ? cast : x, axis, work);
     if (source == NULL) {
         goto error;
     }
-    if (!include_initial && axis == x->ndim - 1) {
+    if (!include_initial && axis == x->ndim - 1 && work == typenum) {
         /* the result's rows are the segments */
-        if (backend_scan(x->backend, op, typenum, source->data, result->data, nsegments,
+        if (backend_scan(x->backend, op, work, source->data, result->data, nsegments,
                          seglen) < 0) {
             goto error;
         }
@@ -170,13 +202,13 @@ scan_cumulative(int op, const char *name, PyObject *args, PyObject *kwds)
     if (array_memory_overlap(source, x)) {
         /* source is x or a view of it (x with the axis moved last may be
            C-contiguous): the scan must not write there */
-        rows = array_new(x->backend, typenum, source->ndim, DA_SHAPE(source));
+        rows = array_new(x->backend, work, source->ndim, DA_SHAPE(source));
     }
     else {
         rows = source;
         Py_INCREF(rows);
     }
-    if (rows == NULL || backend_scan(x->backend, op, typenum, source->data, rows->data,
+    if (rows == NULL || backend_scan(x->backend, op, work, source->data, rows->data,
                                      nsegments, seglen) < 0) {
         goto error;
     }
@@ -204,6 +236,7 @@ done:
     Py_XDECREF(rows);
     Py_XDECREF(initial);
     Py_XDECREF(source);
+    Py_XDECREF(cast);
     Py_DECREF(x);
     return (PyObject *)result;
 

@@ -12,7 +12,7 @@ import devarray
 from _helpers import DTYPES, assert_values, np_or_exception, random_array
 
 SHAPES = [(), (1,), (7,), (0,), (5, 7), (3, 0, 4), (4, 5, 6), (2, 3, 1, 4),
-          (3, 100), (2, 5000), (1, 40000), (40000, 2)]
+          (3, 100), (2, 5000), (1, 40000), (3, 40001), (40000, 2)]
 FUNCS = {"argmax": (devarray.argmax, np.argmax), "argmin": (devarray.argmin, np.argmin)}
 
 
