@@ -29,7 +29,7 @@ FUNCS = {
 }
 
 
-def scan_input(rng, shape, dtype, name):
+def scan_input(rng, shape, dtype, name, special=True):
     """random_array, but floats near 1 for products (so long products stay
     finite and differences between orders stay measurable)."""
     dt = np.dtype(dtype)
@@ -38,7 +38,7 @@ def scan_input(rng, shape, dtype, name):
         if dt.kind == "c":
             a = a + 0.01j * rng.standard_normal(shape)
         return np.asarray(a.astype(dt))
-    return random_array(rng, shape, dtype, special=name == "cumulative_sum")
+    return random_array(rng, shape, dtype, special=special and name == "cumulative_sum")
 
 
 def scan_close(got, expected, x, name, kwargs):
@@ -121,8 +121,9 @@ def test_cumulative_views(backend, rng, name, dt):
 ])
 def test_cumulative_dtype(backend, rng, name, dt, target):
     """An explicit dtype: the input is cast, then accumulated in it (narrow
-    integers wrap)."""
-    a = scan_input(rng, (4, 300), dt, name)
+    integers wrap).  No NaN or inf: their casts to integers are the C
+    compiler's choice, not NumPy's rule."""
+    a = scan_input(rng, (4, 300), dt, name, special=False)
     check(backend, name, a, devarray.asarray(a), axis=1, dtype=target)
     check(backend, name, a, devarray.asarray(a), axis=0, dtype=target,
           include_initial=True)
