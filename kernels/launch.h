@@ -6,6 +6,8 @@
  *   - src/host_kernels.c da_host_* (plain C loops, the host backend and the
  *                                   reference for every kernel)
  *   - src/host_creation.c           the host twin of kernels/creation.cu
+ *   - src/host_scan.c               the host twin of kernels/scan.cu and
+ *                                   kernels/search.cu
  *
  * The core does all checking, broadcasting and allocation before it calls in:
  * launchers get valid pointers, shapes and types and only compute.  They
