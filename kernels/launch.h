@@ -6,6 +6,8 @@
  *   - src/host_kernels.c da_host_* (plain C loops, the host backend and the
  *                                   reference for every kernel)
  *   - src/host_creation.c           the host twin of kernels/creation.cu
+ *   - src/host_scan.c               the host twin of kernels/scan.cu and
+ *                                   kernels/search.cu
  *   - src/host_gather.c             the host twin of kernels/gather.cu
  *
  * The core does all checking, broadcasting and allocation before it calls in:
@@ -222,6 +224,45 @@ typedef struct {
     int upper;
 } da_tri;
 
+/* ---- scan: cumulative_sum, cumulative_prod, argmax, argmin, searchsorted -- */
+
+enum { DA_SCAN_SUM, DA_SCAN_PROD };
+
+/* The dtypes the scans run in: the core widens bool and narrow integers
+   to int64/uint64 first (one instantiation per dtype fewer on CUDA). */
+static inline int
+da_scan_supported(int typenum)
+{
+    return typenum == DA_INT64 || typenum == DA_UINT64 || typenum == DA_FLOAT16 ||
+           typenum == DA_FLOAT32 || typenum == DA_FLOAT64 || typenum == DA_COMPLEX64 ||
+           typenum == DA_COMPLEX128;
+}
+enum { DA_ARG_MAX, DA_ARG_MIN };
+
+/*
+ * searchsorted: for each of nvalues contiguous `values`, the index where it
+ * would be inserted into the n contiguous elements of `sorted` to keep
+ * them in order (the order of sort: NaN last; complex lexicographic with
+ * NumPy's NaN placement): the first i with !(sorted[i] < v) (right == 0),
+ * or the first with v < sorted[i] (right == 1).  With `sorter` (n
+ * contiguous int64), element i of the sorted sequence is
+ * sorted[sorter[i]]; a sorter value read that is outside [0, n) makes the
+ * launcher set *bad to 1 (device memory on CUDA) and the result is
+ * unspecified.  values and sorted share dtype typenum; out is int64.
+ * n >= 0, nvalues >= 1.
+ */
+typedef struct {
+    const void *sorted;
+    const int64_t *sorter;
+    const void *values;
+    int64_t *out;
+    int *bad;
+    int64_t n, nvalues;
+    int typenum;
+    int right;
+} da_searchsorted;
+
+
 /* ---- linalg ---- */
 
 /*
@@ -306,6 +347,18 @@ int da_host_range(const da_range *r);
 int da_host_linspace(const da_linspace *l);
 int da_host_tri(const da_tri *t);
 int da_host_where(const da_where *w);
+/* scan: cumulative_sum/prod of nsegments contiguous segments of seglen
+   elements of dtype typenum (da_scan_supported), in order, each running value stored (rounded
+   to the dtype) before the next element is combined, as NumPy's
+   accumulate; in may equal out.  argreduce: the index in each segment of
+   its first maximum (DA_ARG_MAX) or minimum, the first NaN winning (for
+   complex: a NaN in either part; order lexicographic).  nsegments >= 1,
+   seglen >= 1. */
+int da_host_scan(int op, int typenum, const void *in, void *out,
+                 int64_t nsegments, int64_t seglen);
+int da_host_argreduce(int op, int typenum, const void *in, int64_t *out,
+                      int64_t nsegments, int64_t seglen);
+int da_host_searchsorted(const da_searchsorted *s);
 
 /* ---- indexing by arrays (index: kernels/gather.cu, src/host_gather.c) ---- */
 
@@ -394,6 +447,16 @@ cudaError_t da_cuda_range(const da_range *r, cudaStream_t stream);
 cudaError_t da_cuda_linspace(const da_linspace *l, cudaStream_t stream);
 cudaError_t da_cuda_tri(const da_tri *t, cudaStream_t stream);
 cudaError_t da_cuda_where(const da_where *w, cudaStream_t stream);
+/* scan (two-phase, as da_cuda_sum): float results may differ from the
+   host's order of operations in the last bits (a parallel scan). */
+cudaError_t da_cuda_scan(void *temp, size_t *temp_bytes, int op, int typenum,
+                         const void *in, void *out, int64_t nsegments,
+                         int64_t seglen, cudaStream_t stream);
+cudaError_t da_cuda_argreduce(void *temp, size_t *temp_bytes, int op,
+                              int typenum, const void *in, int64_t *out,
+                              int64_t nsegments, int64_t seglen,
+                              cudaStream_t stream);
+cudaError_t da_cuda_searchsorted(const da_searchsorted *s, cudaStream_t stream);
 /* indexing by arrays (kernels/gather.cu).  The two-phase ones take temp as
    da_cuda_sum does; *count and *selected are device memory. */
 cudaError_t da_cuda_gather(int mode, const da_gather *g, cudaStream_t stream);

@@ -201,6 +201,123 @@ backend_tri(int backend, const da_tri *t)
     return da_host_tri(t) != 0 ? host_contract_error("tril/triu") : 0;
 }
 
+/* ---- scan: cumulative sums and products, argmax/argmin, searchsorted ---- */
+
+#ifdef DEVARRAY_HAVE_CUDA
+/* The pool block of a two-phase launcher's temporary storage (*temp NULL
+   when it needs none); -1 with MemoryError. */
+static int
+backend_scan_temp(size_t temp_bytes, void **temp)
+{
+    *temp = temp_bytes > 0 ? pool_malloc(DA_BACKEND_CUDA, temp_bytes) : NULL;
+    return temp_bytes > 0 && *temp == NULL ? -1 : 0;
+}
+#endif
+
+int
+backend_scan(int backend, int op, int typenum, const void *in, void *out,
+             int64_t nsegments, int64_t seglen)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        size_t temp_bytes = 0;
+        void *temp = NULL;
+        cudaError_t err = da_cuda_scan(NULL, &temp_bytes, op, typenum, in, out,
+                                       nsegments, seglen, 0);
+        if (err != cudaSuccess) {
+            return cuda_error_raise(err, "scan (temporary storage query)");
+        }
+        if (backend_scan_temp(temp_bytes, &temp) < 0) {
+            return -1;
+        }
+        err = da_cuda_scan(temp, &temp_bytes, op, typenum, in, out, nsegments,
+                           seglen, 0);
+        pool_free(DA_BACKEND_CUDA, temp); /* stream-ordered */
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "scan kernel");
+    }
+#else
+    (void)backend;
+#endif
+    return da_host_scan(op, typenum, in, out, nsegments, seglen) != 0
+               ? host_contract_error("scan")
+               : 0;
+}
+
+int
+backend_argreduce(int backend, int op, int typenum, const void *in, int64_t *out,
+                  int64_t nsegments, int64_t seglen)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        size_t temp_bytes = 0;
+        void *temp = NULL;
+        cudaError_t err = da_cuda_argreduce(NULL, &temp_bytes, op, typenum, in, out,
+                                            nsegments, seglen, 0);
+        if (err != cudaSuccess) {
+            return cuda_error_raise(err, "argmax/argmin (temporary storage query)");
+        }
+        if (backend_scan_temp(temp_bytes, &temp) < 0) {
+            return -1;
+        }
+        err = da_cuda_argreduce(temp, &temp_bytes, op, typenum, in, out, nsegments,
+                                seglen, 0);
+        pool_free(DA_BACKEND_CUDA, temp); /* stream-ordered */
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "argmax/argmin kernel");
+    }
+#else
+    (void)backend;
+#endif
+    return da_host_argreduce(op, typenum, in, out, nsegments, seglen) != 0
+               ? host_contract_error("argmax/argmin")
+               : 0;
+}
+
+int
+backend_searchsorted(int backend, da_searchsorted *s)
+{
+    int bad = 0;
+
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = cudaSuccess;
+        int *flag = pool_malloc(DA_BACKEND_CUDA, sizeof(int));
+        if (flag == NULL) {
+            return -1;
+        }
+        s->bad = flag;
+        err = cudaMemsetAsync(flag, 0, sizeof(int), 0);
+        if (err == cudaSuccess) {
+            err = da_cuda_searchsorted(s, 0);
+        }
+        if (err == cudaSuccess && s->sorter != NULL) {
+            /* the bounds of sorter are known only on the device */
+            Py_BEGIN_ALLOW_THREADS
+            err = cudaMemcpyAsync(&bad, flag, sizeof(int), cudaMemcpyDeviceToHost, 0);
+            if (err == cudaSuccess) {
+                err = cudaStreamSynchronize(0);
+            }
+            Py_END_ALLOW_THREADS
+        }
+        pool_free(DA_BACKEND_CUDA, flag);
+        s->bad = NULL;
+        if (err != cudaSuccess) {
+            return cuda_error_raise(err, "searchsorted kernel");
+        }
+        return bad ? 1 : 0;
+    }
+#else
+    (void)backend;
+#endif
+    s->bad = &bad;
+    if (da_host_searchsorted(s) != 0) {
+        s->bad = NULL;
+        return host_contract_error("searchsorted");
+    }
+    s->bad = NULL;
+    return bad ? 1 : 0;
+}
+
+
 /* ---- indexing by arrays (index) ---- */
 
 int

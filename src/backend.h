@@ -42,6 +42,17 @@ int backend_range(int backend, const da_range *r);
 int backend_linspace(int backend, const da_linspace *l);
 int backend_tri(int backend, const da_tri *t);
 
+/* scan: cumulative sums/products and argmax/argmin of contiguous segments,
+   searchsorted (see kernels/launch.h); temporary storage from the pool.
+   backend_searchsorted sets s->bad itself and returns 1 (no exception)
+   when a sorter index it read is out of range, else 0 or -1. */
+int backend_scan(int backend, int op, int typenum, const void *in, void *out,
+                 int64_t nsegments, int64_t seglen);
+int backend_argreduce(int backend, int op, int typenum, const void *in, int64_t *out,
+                      int64_t nsegments, int64_t seglen);
+int backend_searchsorted(int backend, da_searchsorted *s);
+
+
 /* ---- sort and sets (sort.c, sets.c) ---- */
 /* Sort (see kernels/launch.h: da_sort); temporary storage from the pool. */
 int backend_sort(int backend, const da_sort *s);

@@ -15,6 +15,7 @@
 #include "number.h"
 #include "pickle.h"
 #include "reduce.h"
+#include "search.h"
 #include "statistics.h"
 #include "view_ops.h"
 
@@ -280,6 +281,34 @@ array_readonly_view(PyObject *Py_UNUSED(module), PyObject *arg)
     return (PyObject *)view;
 }
 
+/* ---- scan: argmax, argmin ---------------------------------------------- */
+
+static PyObject *
+methods_arg(DeviceArrayObject *self, int op, const char *format, PyObject *args,
+            PyObject *kwds)
+{
+    static char *kwlist[] = {"axis", "keepdims", NULL};
+    PyObject *axis = Py_None;
+    int keepdims = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, &axis, &keepdims)) {
+        return NULL;
+    }
+    return search_argreduce(self, op, axis, keepdims);
+}
+
+static PyObject *
+array_argmax(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    return methods_arg(self, DA_ARG_MAX, "|Op:argmax", args, kwds);
+}
+
+static PyObject *
+array_argmin(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    return methods_arg(self, DA_ARG_MIN, "|Op:argmin", args, kwds);
+}
+
+
 /* ---- reductions (reduce) --------------------------------------------------- */
 
 /* x.max(), x.min(), x.mean(): (axis=None, keepdims=False). */
@@ -414,6 +443,12 @@ PyMethodDef methods_table[] = {
      "__copy__($self, /)\n--\n\nA copy on the same backend."},
     {"__deepcopy__", (PyCFunction)array_deepcopy, METH_O,
      "__deepcopy__($self, memo, /)\n--\n\nA copy on the same backend."},
+    {"argmax", (PyCFunction)(void (*)(void))array_argmax, METH_VARARGS | METH_KEYWORDS,
+     "argmax($self, /, axis=None, keepdims=False)\n--\n\nThe index of the first "
+     "maximum along axis (devarray.argmax)."},
+    {"argmin", (PyCFunction)(void (*)(void))array_argmin, METH_VARARGS | METH_KEYWORDS,
+     "argmin($self, /, axis=None, keepdims=False)\n--\n\nThe index of the first "
+     "minimum along axis (devarray.argmin)."},
     /* reductions (reduce) */
     {"max", (PyCFunction)(void (*)(void))array_max, METH_VARARGS | METH_KEYWORDS,
      "max($self, /, axis=None, keepdims=False)\n--\n\nLargest element over the "

@@ -32,6 +32,8 @@
 #include "statistics.h"
 #include "pool.h"
 #include "reduce.h"
+#include "scan.h"
+#include "search.h"
 #include "ufunc.h"
 #include "take.h"
 
@@ -120,6 +122,7 @@ PyInit__core(void)
         logical_reduce_module_init(module) < 0 || select_module_init(module) < 0 ||
         capi_module_init(module) < 0 ||
         dtypefuncs_module_init(module) < 0 || namespace_module_init(module) < 0 ||
+        scan_module_init(module) < 0 || search_module_init(module) < 0 ||
         take_module_init(module) < 0 ||
         /* linalg */
         linalg_module_init(module) < 0 || cublas_module_init(module) < 0 ||

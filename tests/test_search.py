@@ -1,0 +1,158 @@
+"""Differential tests of devarray.argmax, argmin (and the methods) and
+searchsorted against NumPy: every dtype, every axis and keepdims, NaN
+(first NaN wins), ties (first occurrence), signed zeros, complex order,
+empty, 0-d, non-contiguous and negative-stride views, segment lengths that
+take each CUDA route (thread, warp, block, block pieces merged), on both
+backends.  Indices are exact on both backends."""
+
+import numpy as np
+import pytest
+
+import devarray
+from _helpers import DTYPES, assert_values, np_or_exception, random_array
+
+SHAPES = [(), (1,), (7,), (0,), (5, 7), (3, 0, 4), (4, 5, 6), (2, 3, 1, 4),
+          (3, 100), (2, 5000), (1, 40000), (3, 40001), (40000, 2)]
+FUNCS = {"argmax": (devarray.argmax, np.argmax), "argmin": (devarray.argmin, np.argmin)}
+
+
+def tied(rng, shape, dt):
+    """Random values drawn from a few, so maxima and minima repeat; with
+    NaN (and for floats signed zeros) sprinkled in."""
+    a = random_array(rng, shape, dt, special=True)
+    if a.size > 1:
+        flat = a.reshape(-1)
+        pool = flat[rng.integers(0, flat.size, size=4)]
+        flat[:] = pool[rng.integers(0, 4, size=flat.size)]
+    return a
+
+
+def check_arg(name, a, d, **kwargs):
+    da_fn, np_fn = FUNCS[name]
+    expected, exc = np_or_exception(lambda: np_fn(a, **kwargs))
+    if exc is not None:
+        with pytest.raises(exc):
+            da_fn(d, **kwargs)
+        with pytest.raises(exc):
+            getattr(d, name)(**kwargs)
+        return
+    expected = np.asarray(expected)
+    assert_values(da_fn(d, **kwargs), expected)
+    assert_values(getattr(d, name)(**kwargs), expected)
+
+
+@pytest.mark.parametrize("name", FUNCS)
+@pytest.mark.parametrize("dt", DTYPES)
+def test_arg_like_numpy(backend, rng, name, dt):
+    for shape in SHAPES:
+        for data in (random_array(rng, shape, dt, special=True), tied(rng, shape, dt)):
+            d = devarray.asarray(data)
+            for keepdims in (False, True):
+                check_arg(name, data, d, keepdims=keepdims)
+                for axis in range(-len(shape), len(shape)):
+                    check_arg(name, data, d, axis=axis, keepdims=keepdims)
+
+
+@pytest.mark.parametrize("name", FUNCS)
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16", "complex64"])
+def test_arg_nan_first(backend, name, dt):
+    """The first NaN wins over larger and smaller numbers and later NaNs,
+    wherever it sits in a long segment (the block route's pieces)."""
+    for n in (10, 3000, 100000):
+        for at in (0, 1, n // 2, n - 1):
+            a = (np.arange(n) % 1000).astype(dt)
+            a[at] = np.nan
+            if at + 7 < n:
+                a[at + 7] = np.nan
+            a[-1] = 1e4 if dt != "float16" else 6e4
+            check_arg(name, a, devarray.asarray(a))
+            check_arg(name, a.reshape(1, n), devarray.asarray(a.reshape(1, n)), axis=1)
+
+
+@pytest.mark.parametrize("name", FUNCS)
+def test_arg_first_occurrence(backend, name):
+    """Equal extremes far apart, in different block pieces: the first
+    one's index; -0.0 and 0.0 are equal."""
+    for n in (40, 5000, 300000):
+        a = np.zeros(n, dtype=np.float32)
+        a[[3, n // 2, n - 2]] = 5.0 if name == "argmax" else -5.0
+        check_arg(name, a, devarray.asarray(a))
+        z = np.zeros(n, dtype=np.float32)
+        z[::3] = -0.0
+        check_arg(name, z, devarray.asarray(z))
+        b = np.ones((3, n), dtype=np.int64)
+        b[:, n // 3] = 7 if name == "argmax" else -7
+        b[:, n - 1] = 7 if name == "argmax" else -7
+        check_arg(name, b, devarray.asarray(b), axis=1)
+
+
+@pytest.mark.parametrize("name", FUNCS)
+def test_arg_views(backend, rng, name):
+    a = tied(rng, (6, 9, 40), "float64")
+    d = devarray.asarray(a)
+    for va, vd in [(a[::2, ::-1], d[::2, ::-1]), (a[:, 1:8:3, ::-3], d[:, 1:8:3, ::-3]),
+                   (np.transpose(a, (2, 0, 1)), devarray.permute_dims(d, (2, 0, 1)))]:
+        check_arg(name, va, vd)
+        for axis in range(3):
+            check_arg(name, va, vd, axis=axis, keepdims=True)
+
+
+def test_arg_input_untouched(backend, rng):
+    a = random_array(rng, (5, 6), "float32", special=True)
+    d = devarray.asarray(a)
+    devarray.argmax(d, axis=0)
+    devarray.argmin(devarray.permute_dims(d, (1, 0)), axis=0)
+    assert_values(d, a)
+
+
+# ---- searchsorted -------------------------------------------------------------
+
+def check_search(x1, x2, **kwargs):
+    expected, exc = np_or_exception(lambda: np.searchsorted(x1, x2, **kwargs))
+    dkw = {k: (devarray.asarray(v) if isinstance(v, np.ndarray) else v)
+           for k, v in kwargs.items()}
+    if exc is not None:
+        with pytest.raises(exc):
+            devarray.searchsorted(devarray.asarray(x1), devarray.asarray(x2), **dkw)
+        return
+    got = devarray.searchsorted(devarray.asarray(x1), devarray.asarray(x2), **dkw)
+    assert_values(got, np.asarray(expected).astype(np.int64))
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_searchsorted_like_numpy(backend, rng, dt):
+    for n in (0, 1, 2, 7, 100, 1000):
+        x1 = np.sort(tied(rng, (n,), dt))
+        for shape in [(), (0,), (13,), (4, 6)]:
+            # values drawn from x1 itself (ties) and fresh ones
+            x2 = random_array(rng, shape, dt, special=True)
+            if n and x2.size:
+                flat = x2.reshape(-1)
+                flat[::2] = x1[rng.integers(0, n, size=flat[::2].size)]
+            for side in ("left", "right"):
+                check_search(x1, x2, side=side)
+        perm = rng.permutation(n)
+        unsorted = x1[perm].copy()
+        sorter = np.argsort(unsorted, kind="stable")
+        check_search(unsorted, random_array(rng, (9,), dt, special=True), sorter=sorter)
+        check_search(unsorted, random_array(rng, (9,), dt), side="right",
+                     sorter=sorter.astype(np.int32))
+
+
+def test_searchsorted_nan_last(backend):
+    x1 = np.array([-np.inf, -1.0, 0.0, 2.0, np.inf, np.nan, np.nan])
+    x2 = np.array([np.nan, np.inf, -np.inf, -0.0, 3.0])
+    for side in ("left", "right"):
+        check_search(x1, x2, side=side)
+    c1 = np.sort(np.array([1 + 1j, complex(1, np.nan), complex(np.nan, 0),
+                           complex(np.nan, np.nan), 0j, complex(np.nan, 2)]))
+    c2 = np.array([complex(np.nan, 1), complex(2, np.nan), 1 + 0j, complex(np.nan, np.nan)])
+    for side in ("left", "right"):
+        check_search(c1, c2, side=side)
+
+
+def test_searchsorted_promotes(backend):
+    x1 = np.array([1, 3, 5], dtype=np.int8)
+    check_search(x1, np.array([2.5, 3.0, 300.0]))
+    check_search(np.array([0.5, 1.5], dtype=np.float32), np.array([1], dtype=np.int64))
+    check_search(np.array([1, 2], dtype=np.uint64), np.array([-1, 1], dtype=np.int64))
