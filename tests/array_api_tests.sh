@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The array API conformance suite (data-apis/array-api-tests) against the
 # in-place devarray, on the backend DEVARRAY_BACKEND chooses (unset: CUDA
-# when a device is there, else host).  Runs the files issue 9 must pass,
-# skips only what tests/array_api_skips.txt lists (issue 10's part and the
-# optional extensions, each with its reason), writes a JSON report and
-# prints a pass/fail/skip table per file.  Exit status: pytest's.
+# when a device is there, else host).  Runs the files issues 9 and 10 must
+# pass, skips only what tests/array_api_skips.txt lists (each with its
+# reason), writes a JSON report and prints a pass/fail/skip table per file.
+# Exit status: pytest's.
 #
 #   bash tests/array_api_tests.sh [SUITE_DIR [PYTEST_ARGS...]]
 #   DEVARRAY_BACKEND=host bash tests/array_api_tests.sh .array-api-tests -x
@@ -17,7 +17,8 @@
 # on PYTHONPATH, leaving the machine's Python as it is.
 #   ARRAY_API_REPORT   the JSON report (default build/array-api-tests.json)
 #   ARRAY_API_FILES    the suite's test files to run, space-separated (default
-#                      the eight of issue 9, e.g. "test_special_cases.py")
+#                      issue 9's eight and issue 10's seven, e.g.
+#                      "test_special_cases.py")
 #   PYTEST_WORKERS     pytest-xdist workers (default none: one process)
 #   PYTHON             the interpreter (default python3)
 #
@@ -77,7 +78,10 @@ else
     files=(test_has_names.py test_constants.py test_creation_functions.py
         test_data_type_functions.py test_manipulation_functions.py
         test_operators_and_elementwise_functions.py test_array_object.py
-        test_special_cases.py)
+        test_special_cases.py
+        test_statistical_functions.py test_searching_functions.py
+        test_sorting_functions.py test_set_functions.py
+        test_indexing_functions.py test_utility_functions.py test_linalg.py)
 fi
 rc=0
 (
