@@ -168,6 +168,11 @@ class Bench:
             self.upload["numpy"] = lambda x: x
             self.sync["numpy"] = lambda: None
             return
+        # The matmul rows compare full FP32 (devarray's default; set_tf32
+        # comes with matmul, so an older devarray lacks it).
+        set_tf32 = getattr(devarray, "set_tf32", None)
+        if set_tf32 is not None and set_tf32(False):
+            self.notes.append("devarray's TF32 was on (DEVARRAY_ALLOW_TF32?): turned off")
         self._load_cupy()
         self._load_torch()
         if self.timer is None:
