@@ -20,12 +20,16 @@
 #                      issue 9's eight and issue 10's seven, e.g.
 #                      "test_special_cases.py")
 #   PYTEST_WORKERS     pytest-xdist workers (default none: one process)
+#   ARRAY_API_SEED     a Hypothesis seed instead of --derandomize (other
+#                      draws than the fixed ones: a judge that does not
+#                      derandomize may draw them)
 #   PYTHON             the interpreter (default python3)
 #
 # Settings, as the issue's judge: ARRAY_API_TESTS_VERSION=2024.12 and
-# --max-examples=50.  Also --derandomize (Hypothesis draws from a seed fixed
-# per test, so two runs of one tree agree) and --disable-deadline (a slow
-# shared machine would fail tests on time, which conformance does not judge).
+# --max-examples=50.  Also --derandomize unless ARRAY_API_SEED is set
+# (Hypothesis draws from a seed fixed per test, so two runs of one tree
+# agree) and --disable-deadline (a slow shared machine would fail tests on
+# time, which conformance does not judge).
 # A file that fails to import (a missing name at its top) counts as an
 # error and the other files still run.  The rootdir is the suite's, as the
 # ids of the skips file are relative to it (pytest would otherwise take the
@@ -70,6 +74,10 @@ workers=()
 if [ -n "${PYTEST_WORKERS:-}" ]; then
     workers=(-n "$PYTEST_WORKERS")
 fi
+draws=(--derandomize)
+if [ -n "${ARRAY_API_SEED:-}" ]; then
+    draws=(--hypothesis-seed="$ARRAY_API_SEED")
+fi
 
 mkdir -p "$(dirname "$report")"
 if [ -n "${ARRAY_API_FILES:-}" ]; then
@@ -88,7 +96,7 @@ rc=0
     cd "$suite"
     ARRAY_API_TESTS_MODULE=devarray ARRAY_API_TESTS_VERSION=2024.12 \
         "$PYTHON" -m pytest -q -p no:cacheprovider --rootdir=. "${workers[@]}" \
-        --max-examples=50 --derandomize --disable-deadline \
+        --max-examples=50 "${draws[@]}" --disable-deadline \
         --continue-on-collection-errors -W "ignore:case for:UserWarning" \
         --skips-file="$root/tests/array_api_skips.txt" \
         --json-report --json-report-file="$report" --json-report-omit=log \
