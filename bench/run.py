@@ -48,6 +48,8 @@ LOG2_COPY = 28                 # float32 elements: the 1 GiB reference copy
 SMALL = 1024                   # elements in the host-overhead rows
 TRANSFER_BYTES = 256 << 20
 HOST_ELEMENTS = 1 << 24        # host backend rows
+MATMUL_N = 4096                # a @ b of two MATMUL_N x MATMUL_N matrices
+HOST_MATMUL_N = 512            # the same on the host backend
 DEVICE_REPS = 30               # median of, for one large op
 WARMUP = 3
 SMALL_OPS = 4000               # back-to-back small ops in one batch
@@ -166,6 +168,11 @@ class Bench:
             self.upload["numpy"] = lambda x: x
             self.sync["numpy"] = lambda: None
             return
+        # The matmul rows compare full FP32 (devarray's default; set_tf32
+        # comes with matmul, so an older devarray lacks it).
+        set_tf32 = getattr(devarray, "set_tf32", None)
+        if set_tf32 is not None and set_tf32(False):
+            self.notes.append("devarray's TF32 was on (DEVARRAY_ALLOW_TF32?): turned off")
         self._load_cupy()
         self._load_torch()
         if self.timer is None:
@@ -173,6 +180,12 @@ class Bench:
                               "device times are wall times with a synchronize")
 
     def _load_cupy(self):
+        # CuPy multiplies float32 matrices in TF32 only when CUPY_TF32 is
+        # set (read at its first matmul): the matmul rows compare full FP32.
+        if os.environ.get("CUPY_TF32", "0") != "0":
+            self.notes.append("CUPY_TF32=%s ignored: CuPy's matmul runs without TF32"
+                              % os.environ["CUPY_TF32"])
+            os.environ["CUPY_TF32"] = "0"
         try:
             import cupy
             cupy.cuda.runtime.getDeviceCount()
@@ -202,6 +215,8 @@ class Bench:
             self.notes.append("PyTorch not used: %s" % one_line(exc))
             return
         self.torch = torch
+        # PyTorch's default already, set in case a site config changed it.
+        torch.backends.cuda.matmul.allow_tf32 = False
         self.upload["torch"] = lambda x: torch.from_numpy(x).to("cuda")
         self.sync["torch"] = torch.cuda.synchronize
         if torch.cuda.current_stream().cuda_stream != 0:
@@ -294,8 +309,9 @@ def new_row(key, op, size, dtype, libs, nbytes=None, vs_copy=False, target=()):
     text: ["peer", lib, f, text] devarray's time <= f * lib's time;
     ["copy", f, text] devarray's GB/s >= f * the copy row's best GB/s;
     ["under", s, text] devarray's time < s seconds; ["row", key, f, text]
-    devarray's time <= f * devarray's time in row key; ["check", name, text]
-    row["checks"][name] is true."""
+    devarray's time <= f * devarray's time in row key; ["best", f, text]
+    devarray's time <= f * the fastest other library's time; ["check", name,
+    text] row["checks"][name] is true."""
     return {"key": key, "op": op, "size": size, "dtype": dtype,
             "times": {lib: None for lib in libs}, "errors": {}, "checks": {},
             "bytes": nbytes, "vs_copy": vs_copy, "target": [list(c) for c in target]}
@@ -444,6 +460,112 @@ def function_rows(bench, rng, log2n):
     return rows
 
 
+# PyTorch spells the array API's max and min amax and amin (its max and min
+# with a dim return values and indices).
+TORCH_NAMES = {"max": "amax", "min": "amin"}
+
+
+def reduction(bench, name, axis=None):
+    """{lib: the library's own reduction `name` over axis (None: every axis)},
+    looked up at the call, so a library (devarray included) without it
+    records an error in the row instead of stopping the run."""
+    kw = {} if axis is None else {"axis": axis}
+    tkw = {} if axis is None else {"dim": axis}
+    return {"devarray": lambda a: getattr(devarray, name)(a, **kw),
+            "cupy": lambda a: getattr(bench.cupy, name)(a, **kw),
+            "torch": lambda a: getattr(bench.torch, TORCH_NAMES.get(name, name))(a, **tkw),
+            "numpy": lambda a: getattr(np, name)(a, **kw)}
+
+
+def sorting(bench, name):
+    """{lib: stable sort or argsort of a 1-D array}.  torch.sort returns the
+    indices too (its API has no values-only sort)."""
+    if name == "sort":
+        return {"devarray": lambda a: devarray.sort(a),
+                "cupy": lambda a: bench.cupy.sort(a),
+                "torch": lambda a: bench.torch.sort(a, stable=True).values,
+                "numpy": lambda a: np.sort(a, kind="stable")}
+    return {"devarray": lambda a: devarray.argsort(a),
+            "cupy": lambda a: bench.cupy.argsort(a),
+            "torch": lambda a: bench.torch.argsort(a, stable=True),
+            "numpy": lambda a: np.argsort(a, kind="stable")}
+
+
+def take(bench):
+    return {"devarray": lambda x, i: devarray.take(x, i),
+            "cupy": lambda x, i: bench.cupy.take(x, i),
+            "torch": lambda x, i: bench.torch.take(x, i),
+            "numpy": lambda x, i: np.take(x, i)}
+
+
+def matmul(a, b):
+    return a @ b
+
+
+def part2_rows(bench, rng, log2n, matmul_n, libs, targets=True):
+    """Issue 10's rows: reductions, sort, boolean-mask selection, matmul and
+    take.  Sizes follow log2n (28 on a GPU: 2^28 float32, a 16384 x 16384
+    matrix, sorts and takes of 2^26); targets=False (the host run) leaves
+    them without targets, which the issue sets for the GPU only."""
+    def row(key, op, size, dtype, nbytes=None, vs_copy=False, target=()):
+        return new_row(key, op, size, dtype, libs, nbytes, vs_copy,
+                       target if targets else ())
+
+    n = 1 << log2n
+    rows_, cols = 1 << (log2n // 2), 1 << (log2n - log2n // 2)
+    size, shape = "2^%d" % log2n, "%d x %d" % (rows_, cols)
+    bw = [["copy", 0.9, ">= 90% copy BW"]]
+    rows = []
+
+    a = random_array(rng, n, np.float32)
+    m = a.reshape(rows_, cols)
+    # Bytes: the float32 input read plus the result written (int64 for argmax).
+    for name in ("sum", "prod", "max", "min", "mean", "argmax"):
+        out = 8 if name == "argmax" else 4
+        rows.append(bench.op_row(row(
+            "red-%s-full" % name, "%s(a)" % name, size, "float32", 4 * n + out, True, bw),
+            reduction(bench, name), [a]))
+        rows.append(bench.op_row(row(
+            "red-%s-last" % name, "%s(a, axis=-1)" % name, shape, "float32",
+            4 * n + out * rows_, True, bw), reduction(bench, name, -1), [m]))
+    rows.append(bench.op_row(row(
+        "red-sum-axis0", "sum(a, axis=0)", shape, "float32", 4 * n + 4 * cols, True,
+        [["peer", "torch", 1.1, "<= 1.1x PyTorch"]]), reduction(bench, "sum", 0), [m]))
+
+    # Half the elements are above the median: the result holds 2^(log2n-1).
+    t = float(np.median(a))
+    rows.append(bench.op_row(row(
+        "mask", "d[d > t] (t the median)", size, "float32", 4 * n + 2 * n, True,
+        [["best", 1.1, "<= 1.1x the better of CuPy and PyTorch"]]),
+        lambda d: d[d > t], [a]))
+    del a, m
+
+    k = n >> 2
+    a = random_array(rng, k, np.float32)
+    rows.append(bench.op_row(row(
+        "sort", "sort(a)", "2^%d" % (log2n - 2), "float32",
+        target=[["peer", "cupy", 1.1, "<= 1.1x CuPy"]]), sorting(bench, "sort"), [a]))
+    rows.append(bench.op_row(row(
+        "argsort", "argsort(a) (stable)", "2^%d" % (log2n - 2), "float32"),
+        sorting(bench, "argsort"), [a]))
+    # Bytes: the int64 indices and the float32 gathered read, the result written.
+    i = rng.integers(0, k, k, dtype=np.int64)
+    rows.append(bench.op_row(row(
+        "take", "take(x, indices) (random int64 indices)", "2^%d" % (log2n - 2),
+        "float32", 16 * k), take(bench), [a, i]))
+    del a, i
+
+    for dtype in ("float32", "float64"):
+        a = random_array(rng, matmul_n * matmul_n, dtype).reshape(matmul_n, matmul_n)
+        b = random_array(rng, matmul_n * matmul_n, dtype).reshape(matmul_n, matmul_n)
+        target = [["peer", "torch", 1.05, "<= 1.05x PyTorch"]] if dtype == "float32" else ()
+        rows.append(bench.op_row(row(
+            "matmul-" + dtype, "a @ b (no TF32)", "%d x %d" % (matmul_n, matmul_n), dtype,
+            target=target), matmul, [a, b]))
+        del a, b
+    return rows
+
+
 def numba_device_array(x):
     """x on the device as a numba.cuda array (the foreign producer of the
     import row), or None when Numba is missing: the row then records errors."""
@@ -525,6 +647,7 @@ def gpu_rows(bench, log2n):
         del a, b
 
     rows += function_rows(bench, rng, log2n)
+    rows += part2_rows(bench, rng, log2n, MATMUL_N, libs)
 
     x = random_array(rng, TRANSFER_BYTES // 4, np.float32)
     mib = fmt_bytes(TRANSFER_BYTES)
@@ -552,7 +675,7 @@ def host_rows(bench):
     b = random_array(rng, HOST_ELEMENTS, np.float32)
     size = "2^%d" % (HOST_ELEMENTS.bit_length() - 1)
     target = [["peer", "numpy", 2.0, "<= 2x NumPy"]]
-    return [
+    rows = [
         view_row(bench, random_array(rng, SMALL, np.float32)),
         bench.op_row(new_row("host-add", "host backend: a + b", size, "float32",
                              HOST_LIBS, 12 * HOST_ELEMENTS, target=target),
@@ -561,6 +684,12 @@ def host_rows(bench):
                              HOST_LIBS, 4 * HOST_ELEMENTS, target=target),
                      total, [a]),
     ]
+    del a, b
+    part2 = part2_rows(bench, rng, HOST_ELEMENTS.bit_length() - 1, HOST_MATMUL_N,
+                       HOST_LIBS, targets=False)
+    for r in part2:
+        r["key"], r["op"] = "host-" + r["key"], "host backend: " + r["op"]
+    return rows + part2
 
 
 def import_time(module):
@@ -623,6 +752,9 @@ def clause_met(clause, row, rows_by_key, copy_gbps):
     if kind == "row":
         other = rows_by_key.get(clause[1], {}).get("times", {}).get("devarray")
         return None if other is None else t <= clause[2] * other
+    if kind == "best":
+        peers = [v for lib, v in row["times"].items() if lib != "devarray" and v is not None]
+        return None if not peers else t <= clause[1] * min(peers)
     raise ValueError("unknown target clause %r" % (clause,))
 
 
@@ -686,6 +818,7 @@ def table(rows):
     head = (["operation", "size", "dtype"] + [LIB_TITLES[lib] for lib in libs]
             + ["devarray / best peer", "GB/s", "% of copy BW", "target", "met?"])
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    references = {"copy"} | {c[1] for r in rows for c in r["target"] if c[0] == "row"}
     for r in rows:
         cells = [r["op"], r["size"], r["dtype"]]
         for lib in libs:
@@ -696,7 +829,8 @@ def table(rows):
         cells += ["—" if r["ratio"] is None else "%.2fx" % r["ratio"],
                   "" if gbps is None else "%.1f" % gbps,
                   "" if r["pct_copy"] is None else "%.0f%%" % r["pct_copy"],
-                  "; ".join(c[-1] for c in r["target"]) or "reference",
+                  "; ".join(c[-1] for c in r["target"])
+                  or ("reference" if r["key"] in references else "none"),
                   r["met"] or "—"]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
@@ -794,7 +928,9 @@ def docs_page(result):
             "devarray's bytes moved over its time: `a + b` reads two arrays and writes",
             "one, `sum` reads one, the copy reads and writes one, the expression counts",
             "its four separate ops, the functions (`exp(a)`, `a < b`, ...) their operands",
-            "read and their result written, transfers count the bytes sent once.  *% of copy BW*",
+            "read and their result written, transfers count the bytes sent once, the",
+            "reductions, `d[d > t]` and `take` as bench/README.md says (sorts and matmuls",
+            "have no GB/s).  *% of copy BW*",
             "compares it with the fastest device-to-device copy measured in the first row.",
             "Device rows are timed with CUDA events on the legacy default stream, the",
             "median of %d ops queued back to back; host-overhead rows are wall time over"
