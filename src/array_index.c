@@ -473,13 +473,15 @@ array_index_key_read(DeviceArrayObject *self, PyObject *obj, array_index_key *ke
     return 0;
 }
 
-/* The boolean mask m covering self's axes from `first`, checked. */
+/* The boolean mask m covering self's axes from `first`, checked: each of
+   its extents is the axis's or 0 (an empty mask selects nothing from any
+   axis, as the standard and NumPy allow). */
 static int
 array_index_check_mask(const DeviceArrayObject *self, const DeviceArrayObject *m, int first)
 {
     int j;
     for (j = 0; j < m->ndim; j++) {
-        if (DA_SHAPE(m)[j] != DA_SHAPE(self)[first + j]) {
+        if (DA_SHAPE(m)[j] != DA_SHAPE(self)[first + j] && DA_SHAPE(m)[j] != 0) {
             PyErr_Format(PyExc_IndexError,
                          "boolean index did not match indexed array along axis %d; "
                          "size of axis is %lld but size of corresponding boolean "

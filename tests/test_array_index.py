@@ -288,6 +288,21 @@ def test_nonzero_all_and_none(backend):
             assert_same(g, e.astype(np.int64))
 
 
+@pytest.mark.parametrize("shape,mask_shape", [
+    ((1,), (0,)), ((3,), (0,)), ((2, 3), (0, 3)), ((2, 3), (2, 0)), ((2, 3, 4), (0, 3)),
+])
+def test_empty_mask_axis_selects_nothing(backend, shape, mask_shape):
+    """A mask extent of 0 matches any axis (the standard's rule, and
+    NumPy's): nothing is selected, and nothing is written."""
+    rng = np.random.default_rng(17)
+    a = random_array(rng, shape, "float32")
+    m = np.zeros(mask_shape, dtype=bool)
+    d = dev(a)
+    assert_same(d[dev(m)], a[m])
+    d[dev(m)] = 7.0
+    assert_same(d, a)
+
+
 def test_mask_filter_large(backend):
     """x[x > t], the filter, over several blocks of the compaction."""
     rng = np.random.default_rng(16)
