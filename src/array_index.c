@@ -646,7 +646,8 @@ done:
 }
 
 /* x[mask] with mask (bool, on x's backend) of x's shape: a count and one
-   compaction. */
+   compaction.  A mask with an extent of 0 where x's is not (allowed:
+   array_index_check_mask) selects nothing, and its flags are not read. */
 static PyObject *
 array_index_filter(DeviceArrayObject *x, DeviceArrayObject *mask)
 {
@@ -658,7 +659,7 @@ array_index_filter(DeviceArrayObject *x, DeviceArrayObject *mask)
         (src = copy_contiguous_as(x, x->typenum)) == NULL) {
         goto error;
     }
-    if (x->size > 0 &&
+    if (mask->size > 0 &&
         backend_count_true(x->backend, (const uint8_t *)flags->data, x->size, &count) < 0) {
         goto error;
     }
