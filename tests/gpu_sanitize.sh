@@ -4,10 +4,12 @@
 #   bash tests/gpu_sanitize.sh        # after tests/gpu_run.sh built in place
 #
 # memcheck (out-of-bounds and misaligned accesses, leaks of device memory)
-# runs the CUDA half of the arithmetic, sum, array and transfer suites;
-# racecheck (shared-memory hazards: the reductions are the kernels that use
-# shared memory) runs the CUDA sums.  Each tool exits non-zero on its first
-# report; logs go to $OUT (default /tmp/out).
+# runs the CUDA half of the arithmetic, sum, array and transfer suites and
+# of the array API part 2 (reductions, scans, searches, sorts, sets,
+# indexing by arrays, matmul); racecheck (shared-memory hazards: the
+# reductions, block scans and the tiled matmul use shared memory) runs
+# their CUDA tests.  Each tool exits non-zero on its first report; logs go
+# to $OUT (default /tmp/out).  SANITIZE_FILES replaces the memcheck list.
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
@@ -28,10 +30,16 @@ sanitize() {
     [ "$rc" -eq 0 ] || failed=1
 }
 
+part2="tests/test_reduce.py tests/test_statistics.py tests/test_scan.py
+    tests/test_search.py tests/test_sort.py tests/test_sets.py tests/test_array_index.py
+    tests/test_linalg.py"
+# shellcheck disable=SC2086
 sanitize memcheck memcheck.log python3 -m pytest -q -x -p no:cacheprovider \
-    tests/test_arith.py tests/test_ufunc.py tests/test_sum.py tests/test_array.py \
-    tests/test_transfer.py \
+    ${SANITIZE_FILES:-tests/test_arith.py tests/test_ufunc.py tests/test_sum.py
+    tests/test_array.py tests/test_transfer.py $part2} \
     -k "cuda or gpu"
+# shellcheck disable=SC2086
 sanitize racecheck racecheck.log python3 -m pytest -q -x -p no:cacheprovider \
-    tests/test_sum.py -k "cuda or gpu"
+    tests/test_sum.py tests/test_reduce.py tests/test_scan.py tests/test_linalg.py \
+    -k "cuda or gpu"
 exit "$failed"
