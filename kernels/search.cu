@@ -16,7 +16,7 @@
  *     of 2^28 elements uses every multiprocessor; a row argmax of many
  *     rows gets a block per row, chunks == 1, and writes the answer
  *     directly); with chunks > 1 each block writes its pair to temporary
- *     storage and a warp per segment merges them.  When the segments
+ *     storage and a block per segment merges them.  When the segments
  *     start 16-byte aligned (a whole number of vectors long, from an
  *     aligned pointer) the blocks read 16-byte vectors, up to kMaxVectors
  *     in flight per thread, for the bandwidth of a copy.
@@ -295,33 +295,32 @@ arg_block_kernel(const typename arg_types<Typenum>::S *in, int64_t *out,
     }
 }
 
-/* A warp per segment merges its `chunks` pieces. */
+/* A block per segment merges its `chunks` pieces (a full argmax has
+   thousands: a warp walking them one load at a time took ~50 us of a
+   2^28 argmax on an H100). */
 template <int Typenum>
 static __global__ void __launch_bounds__(kBlockThreads)
 arg_merge_kernel(const typename arg_types<Typenum>::P *partial, int64_t *out,
                  int64_t nsegments, int64_t chunks, int op)
 {
     typedef arg_types<Typenum> T;
-    typedef cub::WarpReduce<typename T::P> warp_reduce;
-    constexpr int kWarps = kBlockThreads / kWarpLanes;
-    __shared__ typename warp_reduce::TempStorage scratch[kWarps];
+    typedef cub::BlockReduce<typename T::P, kBlockThreads> block_reduce;
+    __shared__ typename block_reduce::TempStorage scratch;
     const arg_merge<typename T::A> merge = {op};
-    const int warp = threadIdx.x / kWarpLanes;
-    const int lane = threadIdx.x % kWarpLanes;
-    const int64_t step = (int64_t)gridDim.x * kWarps;
     int64_t s, c;
 
-    for (s = (int64_t)blockIdx.x * kWarps + warp; s < nsegments; s += step) {
+    for (s = blockIdx.x; s < nsegments; s += gridDim.x) {
         typename T::P best;
         best.value = typename T::A();
         best.index = -1;
-        for (c = lane; c < chunks; c += kWarpLanes) {
+        for (c = threadIdx.x; c < chunks; c += kBlockThreads) {
             best = merge(best, partial[s * chunks + c]);
         }
-        best = warp_reduce(scratch[warp]).Reduce(best, merge);
-        if (lane == 0) {
+        best = block_reduce(scratch).Reduce(best, merge);
+        if (threadIdx.x == 0) {
             out[s] = best.index;
         }
+        __syncthreads(); /* scratch is reused by the next segment */
     }
 }
 
@@ -393,11 +392,9 @@ struct arg_launcher {
             }
             err = cudaGetLastError();
             if (err == cudaSuccess && chunks > 1) {
-                err = grid_blocks(nsegments * kWarpLanes, &blocks);
-                if (err == cudaSuccess) {
-                    arg_merge_kernel<Typenum><<<blocks, kBlockThreads, 0, stream>>>(
-                        partial, out, nsegments, chunks, op);
-                }
+                blocks = (unsigned int)(nsegments < kMaxBlocks ? nsegments : kMaxBlocks);
+                arg_merge_kernel<Typenum><<<blocks, kBlockThreads, 0, stream>>>(
+                    partial, out, nsegments, chunks, op);
             }
             else {
                 return err;
