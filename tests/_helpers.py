@@ -1,6 +1,7 @@
 """Shared helpers for the differential tests: random data, NumPy oracles and
 comparisons whose tolerance comes from the dtype."""
 
+import array
 import ctypes
 import warnings
 
@@ -224,3 +225,35 @@ class DLManagedTensorVersioned(ctypes.Structure):
     _fields_ = [("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p),
                 ("deleter", DLPACK_DELETER), ("flags", ctypes.c_uint64),
                 ("dl_tensor", DLTensor)]
+
+
+# ---- for the reliability suites ------------------------------------------------------
+
+def snapshot(obj):
+    """Everything about obj that a failed call must not change, comparable
+    with == (lists and tuples element by element)."""
+    if isinstance(obj, devarray.DeviceArray):
+        return ("DeviceArray", obj.shape, obj.strides, obj.dtype.name, obj.readonly,
+                obj.ptr, obj.to_host().tobytes())
+    if isinstance(obj, np.ndarray):
+        return ("ndarray", obj.shape, obj.strides, obj.dtype.str, obj.flags.writeable,
+                obj.tobytes())
+    if isinstance(obj, (bytes, bytearray, array.array, memoryview)):
+        return (type(obj).__name__, bytes(obj))
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, len(obj), [snapshot(o) for o in obj])
+    return repr(obj)
+
+
+class Evil(Exception):
+    """Raised by the hostile objects below; devarray must let it through."""
+
+
+class EvilIndex:
+    def __index__(self):
+        raise Evil("__index__")
+
+
+class EvilBool:
+    def __bool__(self):
+        raise Evil("__bool__")

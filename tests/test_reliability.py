@@ -45,30 +45,14 @@ import devarray  # noqa: E402
 from devarray import _core  # noqa: E402
 from _helpers import (  # noqa: E402
     DLPACK_DELETER, DROP, DTYPES, CAIProducer, DLDataType, DLDevice, DLManagedTensor,
-    DLManagedTensorVersioned, DLPackVersion, DLTensor, assert_values, cai_changed,
-    random_array,
+    DLManagedTensorVersioned, DLPackVersion, DLTensor, Evil, EvilIndex, assert_values,
+    cai_changed, random_array, snapshot,
 )
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 # ---- helpers -------------------------------------------------------------------------
-
-def snapshot(obj):
-    """Everything about obj that a failed call must not change, comparable
-    with ==; None for objects that carry no data."""
-    if isinstance(obj, devarray.DeviceArray):
-        return ("DeviceArray", obj.shape, obj.strides, obj.dtype.name, obj.readonly,
-                obj.ptr, obj.to_host().tobytes())
-    if isinstance(obj, np.ndarray):
-        return ("ndarray", obj.shape, obj.strides, obj.dtype.str, obj.flags.writeable,
-                obj.tobytes())
-    if isinstance(obj, (bytes, bytearray, array.array, memoryview)):
-        return (type(obj).__name__, bytes(obj))
-    if isinstance(obj, (list, tuple, dict)):
-        return (type(obj).__name__, repr(obj))
-    return None
-
 
 def snapshots(objs):
     return [snapshot(o) for o in objs]
@@ -90,15 +74,6 @@ def check_works(backend):
     assert_values(d * 2 + 1, a * 2 + 1)
     assert d.sum().item() == a.sum()
     assert d.T.tolist() == a.T.tolist()
-
-
-class Evil(Exception):
-    """Raised by the hostile objects below; devarray must let it through."""
-
-
-class EvilIndex:
-    def __index__(self):
-        raise Evil("__index__")
 
 
 class EvilSequence:

@@ -12,16 +12,7 @@ import numpy as np
 import pytest
 
 import devarray
-from _helpers import host, random_array
-
-
-def snapshot(obj):
-    if isinstance(obj, devarray.DeviceArray):
-        return ("DeviceArray", obj.shape, obj.strides, obj.dtype.name,
-                obj.readonly, obj.ptr, obj.to_host().tobytes())
-    if isinstance(obj, (list, tuple)):
-        return (type(obj).__name__, len(obj), [snapshot(o) for o in obj])
-    return repr(obj)
+from _helpers import host, random_array, snapshot
 
 
 def dev(a):

@@ -8,25 +8,7 @@ import numpy as np
 import pytest
 
 import devarray
-from _helpers import assert_values, random_array
-
-
-def snapshot(obj):
-    if isinstance(obj, devarray.DeviceArray):
-        return ("DeviceArray", obj.shape, obj.strides, obj.dtype.name,
-                obj.readonly, obj.ptr, obj.to_host().tobytes())
-    if isinstance(obj, (list, tuple)):
-        return (type(obj).__name__, len(obj), [snapshot(o) for o in obj])
-    return repr(obj)
-
-
-class Evil(Exception):
-    pass
-
-
-class EvilIndex:
-    def __index__(self):
-        raise Evil("__index__")
+from _helpers import Evil, EvilIndex, assert_values, random_array, snapshot
 
 
 def _cases(d2, d3, d0, counts):

@@ -11,21 +11,7 @@ import pytest
 import devarray
 from devarray import _core
 
-from _helpers import assert_values, random_array
-
-
-class Evil(Exception):
-    """Raised by the hostile objects below; devarray must let it through."""
-
-
-class EvilIndex:
-    def __index__(self):
-        raise Evil("__index__")
-
-
-class EvilBool:
-    def __bool__(self):
-        raise Evil("__bool__")
+from _helpers import Evil, EvilBool, EvilIndex, assert_values, random_array
 
 
 class EvilDescr:

@@ -10,28 +10,10 @@ import numpy as np
 import pytest
 
 import devarray
-from _helpers import assert_values, random_array
+from _helpers import Evil, EvilIndex, assert_values, random_array, snapshot
 
 FUNCTIONS = ["sum", "prod", "max", "min", "mean", "var", "std", "count_nonzero"]
 METHODS = ["sum", "prod", "max", "min", "mean", "var", "std"]
-
-
-def snapshot(obj):
-    if isinstance(obj, devarray.DeviceArray):
-        return ("DeviceArray", obj.shape, obj.strides, obj.dtype.name,
-                obj.readonly, obj.ptr, obj.to_host().tobytes())
-    if isinstance(obj, (list, tuple)):
-        return (type(obj).__name__, len(obj), [snapshot(o) for o in obj])
-    return repr(obj)
-
-
-class Evil(Exception):
-    pass
-
-
-class EvilIndex:
-    def __index__(self):
-        raise Evil("__index__")
 
 
 def _cases(d2, d0, empty):

@@ -10,28 +10,7 @@ import numpy as np
 import pytest
 
 import devarray
-from _helpers import assert_values, random_array
-
-
-def snapshot(obj):
-    if isinstance(obj, devarray.DeviceArray):
-        return ("DeviceArray", obj.shape, obj.strides, obj.dtype.name,
-                obj.readonly, obj.ptr, obj.to_host().tobytes())
-    return repr(obj)
-
-
-class Evil(Exception):
-    pass
-
-
-class EvilBool:
-    def __bool__(self):
-        raise Evil("__bool__")
-
-
-class EvilIndex:
-    def __index__(self):
-        raise Evil("__index__")
+from _helpers import Evil, EvilBool, EvilIndex, assert_values, random_array, snapshot
 
 
 def _cases(d2, d0, c64, c128):
