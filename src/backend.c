@@ -204,13 +204,55 @@ backend_tri(int backend, const da_tri *t)
 /* ---- scan: cumulative sums and products, argmax/argmin, searchsorted ---- */
 
 #ifdef DEVARRAY_HAVE_CUDA
-/* The pool block of a two-phase launcher's temporary storage (*temp NULL
-   when it needs none); -1 with MemoryError. */
+/* A CUDA launcher of CUB's two-phase form: with temp NULL it only sets
+   *temp_bytes; `args` is its descriptor. */
+typedef cudaError_t (*backend_two_phase_fn)(void *temp, size_t *temp_bytes,
+                                            const void *args, cudaStream_t stream);
+
+/* Size, allocate from the pool (freed in stream order, so the block is
+   back for the next call), run.  0, or -1 with an exception. */
 static int
-backend_scan_temp(size_t temp_bytes, void **temp)
+backend_two_phase(backend_two_phase_fn fn, const void *args, const char *what)
 {
-    *temp = temp_bytes > 0 ? pool_malloc(DA_BACKEND_CUDA, temp_bytes) : NULL;
-    return temp_bytes > 0 && *temp == NULL ? -1 : 0;
+    size_t temp_bytes = 0;
+    void *temp;
+    cudaError_t err = fn(NULL, &temp_bytes, args, 0);
+
+    if (err != cudaSuccess) {
+        return cuda_error_raise(err, what);
+    }
+    /* never NULL, even for 0 bytes: a NULL temp would be a sizing call */
+    if ((temp = pool_malloc(DA_BACKEND_CUDA, temp_bytes)) == NULL) {
+        return -1;
+    }
+    err = fn(temp, &temp_bytes, args, 0);
+    pool_free(DA_BACKEND_CUDA, temp);
+    return err == cudaSuccess ? 0 : cuda_error_raise(err, what);
+}
+
+/* The arguments of da_cuda_scan and da_cuda_argreduce. */
+typedef struct {
+    int op, typenum;
+    const void *in;
+    void *out;
+    int64_t nsegments, seglen;
+} backend_segments;
+
+static cudaError_t
+backend_scan_call(void *temp, size_t *temp_bytes, const void *args, cudaStream_t stream)
+{
+    const backend_segments *a = (const backend_segments *)args;
+    return da_cuda_scan(temp, temp_bytes, a->op, a->typenum, a->in, a->out, a->nsegments,
+                        a->seglen, stream);
+}
+
+static cudaError_t
+backend_argreduce_call(void *temp, size_t *temp_bytes, const void *args,
+                       cudaStream_t stream)
+{
+    const backend_segments *a = (const backend_segments *)args;
+    return da_cuda_argreduce(temp, temp_bytes, a->op, a->typenum, a->in,
+                             (int64_t *)a->out, a->nsegments, a->seglen, stream);
 }
 #endif
 
@@ -220,20 +262,8 @@ backend_scan(int backend, int op, int typenum, const void *in, void *out,
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        size_t temp_bytes = 0;
-        void *temp = NULL;
-        cudaError_t err = da_cuda_scan(NULL, &temp_bytes, op, typenum, in, out,
-                                       nsegments, seglen, 0);
-        if (err != cudaSuccess) {
-            return cuda_error_raise(err, "scan (temporary storage query)");
-        }
-        if (backend_scan_temp(temp_bytes, &temp) < 0) {
-            return -1;
-        }
-        err = da_cuda_scan(temp, &temp_bytes, op, typenum, in, out, nsegments,
-                           seglen, 0);
-        pool_free(DA_BACKEND_CUDA, temp); /* stream-ordered */
-        return err == cudaSuccess ? 0 : cuda_error_raise(err, "scan kernel");
+        const backend_segments args = {op, typenum, in, out, nsegments, seglen};
+        return backend_two_phase(backend_scan_call, &args, "scan kernel");
     }
 #else
     (void)backend;
@@ -249,20 +279,8 @@ backend_argreduce(int backend, int op, int typenum, const void *in, int64_t *out
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        size_t temp_bytes = 0;
-        void *temp = NULL;
-        cudaError_t err = da_cuda_argreduce(NULL, &temp_bytes, op, typenum, in, out,
-                                            nsegments, seglen, 0);
-        if (err != cudaSuccess) {
-            return cuda_error_raise(err, "argmax/argmin (temporary storage query)");
-        }
-        if (backend_scan_temp(temp_bytes, &temp) < 0) {
-            return -1;
-        }
-        err = da_cuda_argreduce(temp, &temp_bytes, op, typenum, in, out, nsegments,
-                                seglen, 0);
-        pool_free(DA_BACKEND_CUDA, temp); /* stream-ordered */
-        return err == cudaSuccess ? 0 : cuda_error_raise(err, "argmax/argmin kernel");
+        const backend_segments args = {op, typenum, in, out, nsegments, seglen};
+        return backend_two_phase(backend_argreduce_call, &args, "argmax/argmin kernel");
     }
 #else
     (void)backend;
@@ -417,23 +435,20 @@ backend_select_flagged(int backend, const void *in, int itemsize, const uint8_t 
                : 0;
 }
 
+#ifdef DEVARRAY_HAVE_CUDA
+static cudaError_t
+backend_nonzero_call(void *temp, size_t *temp_bytes, const void *args, cudaStream_t stream)
+{
+    return da_cuda_nonzero(temp, temp_bytes, (const da_nonzero *)args, stream);
+}
+#endif
+
 int
 backend_nonzero(int backend, const da_nonzero *z)
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        size_t temp_bytes = 0;
-        void *temp = NULL;
-        cudaError_t err = da_cuda_nonzero(NULL, &temp_bytes, z, 0);
-        if (err != cudaSuccess) {
-            return cuda_error_raise(err, "nonzero (temporary storage query)");
-        }
-        if ((temp = pool_malloc(DA_BACKEND_CUDA, temp_bytes)) == NULL) {
-            return -1;
-        }
-        err = da_cuda_nonzero(temp, &temp_bytes, z, 0);
-        pool_free(DA_BACKEND_CUDA, temp);
-        return err == cudaSuccess ? 0 : cuda_error_raise(err, "nonzero kernel");
+        return backend_two_phase(backend_nonzero_call, z, "nonzero kernel");
     }
 #else
     (void)backend;
@@ -441,15 +456,9 @@ backend_nonzero(int backend, const da_nonzero *z)
     return da_host_nonzero(z) != 0 ? host_contract_error("nonzero") : 0;
 }
 
-
 /* ---- sort and sets ---- */
 
 #ifdef DEVARRAY_HAVE_CUDA
-/* A CUDA launcher of the two-phase form run with pool memory (freed in
-   stream order, so the block returns to the pool for the next sort). */
-typedef cudaError_t (*backend_two_phase_fn)(void *temp, size_t *temp_bytes,
-                                            const void *args, cudaStream_t stream);
-
 static cudaError_t
 backend_sort_call(void *temp, size_t *temp_bytes, const void *args, cudaStream_t stream)
 {
@@ -462,24 +471,6 @@ backend_unique_call(void *temp, size_t *temp_bytes, const void *args, cudaStream
     return da_cuda_unique_groups(temp, temp_bytes, (const da_unique *)args, stream);
 }
 
-static int
-backend_two_phase(backend_two_phase_fn fn, const void *args, const char *what)
-{
-    size_t temp_bytes = 0;
-    void *temp;
-    cudaError_t err = fn(NULL, &temp_bytes, args, 0);
-
-    if (err != cudaSuccess) {
-        return cuda_error_raise(err, what);
-    }
-    temp = pool_malloc(DA_BACKEND_CUDA, temp_bytes);
-    if (temp == NULL) {
-        return -1;
-    }
-    err = fn(temp, &temp_bytes, args, 0);
-    pool_free(DA_BACKEND_CUDA, temp);
-    return err == cudaSuccess ? 0 : cuda_error_raise(err, what);
-}
 #endif
 
 int
