@@ -15,6 +15,7 @@
  */
 #include "array.h"
 #include "pool.h"
+#include "stream.h"
 
 #include <stddef.h>
 
@@ -73,6 +74,7 @@ array_alloc(int ndim)
     }
     a->data = NULL;
     a->alloc = NULL;
+    a->birth = 0;
     a->base = NULL;
     a->weakreflist = NULL;
     a->ndim = ndim;
@@ -104,6 +106,7 @@ array_new(int backend, int typenum, int ndim, const int64_t *shape)
         Py_DECREF(a);
         return NULL;
     }
+    a->birth = stream_clock();
     a->data = a->alloc;
     return a;
 }
@@ -185,7 +188,7 @@ array_dealloc(DeviceArrayObject *self)
         PyObject_ClearWeakRefs((PyObject *)self);
     }
     if (self->alloc != NULL) {
-        pool_free(self->backend, self->alloc);
+        pool_free_array(self->backend, self->alloc, self->birth);
     }
     Py_XDECREF(self->base);
     PyObject_Free(self);

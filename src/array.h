@@ -32,6 +32,7 @@ typedef struct {
     int backend;
     int device;
     int flags;
+    uint64_t birth; /* stream_clock() when `alloc` was allocated */
     int64_t dims[1]; /* shape[0..ndim), then strides[0..ndim) in bytes */
 } DeviceArrayObject;
 

@@ -11,6 +11,7 @@
 #include "cublas.h"
 #include "cuda_error.h"
 #include "pool.h"
+#include "stream.h"
 #include "device.h"
 #include "transfer.h"
 
@@ -85,7 +86,7 @@ backend_elementwise(int backend, int op, int cls, const da_elementwise *e)
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        cudaError_t err = da_cuda_elementwise(op, cls, e, 0);
+        cudaError_t err = da_cuda_elementwise(op, cls, e, stream_current());
         return err == cudaSuccess ? 0 : cuda_error_raise(err, "elementwise kernel");
     }
 #else
@@ -102,7 +103,7 @@ backend_where(int backend, const da_where *w)
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        cudaError_t err = da_cuda_where(w, 0);
+        cudaError_t err = da_cuda_where(w, stream_current());
         return err == cudaSuccess ? 0 : cuda_error_raise(err, "where kernel");
     }
 #else
@@ -116,8 +117,8 @@ backend_where(int backend, const da_where *w)
 
 #ifdef DEVARRAY_HAVE_CUDA
 /* Reductions' temporary storage up to this size comes from one block kept
-   for the process: every reduction is queued on the same stream, so uses of
-   the block never overlap, and a reduction costs no allocation. */
+   for the process and used only on the legacy default stream: reductions
+   queued there never overlap, and such a reduction costs no allocation. */
 #define REDUCE_SCRATCH_BYTES ((size_t)1 << 20)
 static void *reduce_scratch = NULL;
 #endif
@@ -129,11 +130,12 @@ backend_reduce(int backend, const da_reduce *r)
     if (backend == DA_BACKEND_CUDA) {
         size_t temp_bytes = 0;
         void *temp = NULL;
-        cudaError_t err = da_cuda_reduce(NULL, &temp_bytes, r, 0);
+        cudaStream_t stream = stream_current();
+        cudaError_t err = da_cuda_reduce(NULL, &temp_bytes, r, stream);
         if (err != cudaSuccess) {
             return cuda_error_raise(err, "reduction (temporary storage query)");
         }
-        if (temp_bytes <= REDUCE_SCRATCH_BYTES) {
+        if (temp_bytes <= REDUCE_SCRATCH_BYTES && stream == (cudaStream_t)0) {
             if (reduce_scratch == NULL &&
                 (reduce_scratch = pool_malloc(DA_BACKEND_CUDA, REDUCE_SCRATCH_BYTES)) == NULL) {
                 return -1;
@@ -143,7 +145,7 @@ backend_reduce(int backend, const da_reduce *r)
         else if ((temp = pool_malloc(DA_BACKEND_CUDA, temp_bytes)) == NULL) {
             return -1;
         }
-        err = da_cuda_reduce(temp, &temp_bytes, r, 0);
+        err = da_cuda_reduce(temp, &temp_bytes, r, stream);
         if (temp != reduce_scratch) {
             /* stream-ordered free: the reduction finishes first */
             pool_free(DA_BACKEND_CUDA, temp);
@@ -164,7 +166,7 @@ backend_range(int backend, const da_range *r)
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        cudaError_t err = da_cuda_range(r, 0);
+        cudaError_t err = da_cuda_range(r, stream_current());
         return err == cudaSuccess ? 0 : cuda_error_raise(err, "arange kernel");
     }
 #else
@@ -178,7 +180,7 @@ backend_linspace(int backend, const da_linspace *l)
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        cudaError_t err = da_cuda_linspace(l, 0);
+        cudaError_t err = da_cuda_linspace(l, stream_current());
         return err == cudaSuccess ? 0 : cuda_error_raise(err, "linspace kernel");
     }
 #else
@@ -192,7 +194,7 @@ backend_tri(int backend, const da_tri *t)
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        cudaError_t err = da_cuda_tri(t, 0);
+        cudaError_t err = da_cuda_tri(t, stream_current());
         return err == cudaSuccess ? 0 : cuda_error_raise(err, "tril/triu kernel");
     }
 #else
@@ -216,7 +218,7 @@ backend_two_phase(backend_two_phase_fn fn, const void *args, const char *what)
 {
     size_t temp_bytes = 0;
     void *temp;
-    cudaError_t err = fn(NULL, &temp_bytes, args, 0);
+    cudaError_t err = fn(NULL, &temp_bytes, args, stream_current());
 
     if (err != cudaSuccess) {
         return cuda_error_raise(err, what);
@@ -225,7 +227,7 @@ backend_two_phase(backend_two_phase_fn fn, const void *args, const char *what)
     if ((temp = pool_malloc(DA_BACKEND_CUDA, temp_bytes)) == NULL) {
         return -1;
     }
-    err = fn(temp, &temp_bytes, args, 0);
+    err = fn(temp, &temp_bytes, args, stream_current());
     pool_free(DA_BACKEND_CUDA, temp);
     return err == cudaSuccess ? 0 : cuda_error_raise(err, what);
 }
@@ -303,16 +305,22 @@ backend_searchsorted(int backend, da_searchsorted *s)
             return -1;
         }
         s->bad = flag;
-        err = cudaMemsetAsync(flag, 0, sizeof(int), 0);
+        cudaStream_t stream = stream_current();
+        err = cudaMemsetAsync(flag, 0, sizeof(int), stream);
         if (err == cudaSuccess) {
-            err = da_cuda_searchsorted(s, 0);
+            err = da_cuda_searchsorted(s, stream);
         }
         if (err == cudaSuccess && s->sorter != NULL) {
             /* the bounds of sorter are known only on the device */
+            if (stream_check_sync("searchsorted with a sorter") < 0) {
+                pool_free(DA_BACKEND_CUDA, flag);
+                s->bad = NULL;
+                return -1;
+            }
             Py_BEGIN_ALLOW_THREADS
-            err = cudaMemcpyAsync(&bad, flag, sizeof(int), cudaMemcpyDeviceToHost, 0);
+            err = cudaMemcpyAsync(&bad, flag, sizeof(int), cudaMemcpyDeviceToHost, stream);
             if (err == cudaSuccess) {
-                err = cudaStreamSynchronize(0);
+                err = cudaStreamSynchronize(stream);
             }
             Py_END_ALLOW_THREADS
         }
@@ -353,7 +361,7 @@ backend_gather(int backend, int mode, da_gather *g, int32_t *bad)
     }
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        cudaError_t err = da_cuda_gather(mode, g, 0);
+        cudaError_t err = da_cuda_gather(mode, g, stream_current());
         if (err != cudaSuccess) {
             cuda_error_raise(err, "indexing kernel");
             goto done;
@@ -380,7 +388,7 @@ backend_count_true(int backend, const uint8_t *flags, int64_t n, int64_t *count)
         size_t temp_bytes = 0;
         char *temp = NULL;
         int status = -1;
-        cudaError_t err = da_cuda_count_true(NULL, &temp_bytes, flags, n, NULL, 0);
+        cudaError_t err = da_cuda_count_true(NULL, &temp_bytes, flags, n, NULL, stream_current());
         if (err != cudaSuccess) {
             return cuda_error_raise(err, "count (temporary storage query)");
         }
@@ -388,7 +396,7 @@ backend_count_true(int backend, const uint8_t *flags, int64_t n, int64_t *count)
         if ((temp = pool_malloc(DA_BACKEND_CUDA, 256 + temp_bytes)) == NULL) {
             return -1;
         }
-        err = da_cuda_count_true(temp + 256, &temp_bytes, flags, n, (int64_t *)temp, 0);
+        err = da_cuda_count_true(temp + 256, &temp_bytes, flags, n, (int64_t *)temp, stream_current());
         if (err != cudaSuccess) {
             cuda_error_raise(err, "count kernel");
         }
@@ -414,7 +422,7 @@ backend_select_flagged(int backend, const void *in, int itemsize, const uint8_t 
         size_t temp_bytes = 0;
         char *temp = NULL;
         cudaError_t err = da_cuda_select_flagged(NULL, &temp_bytes, in, itemsize, flags, n,
-                                                 out, NULL, 0);
+                                                 out, NULL, stream_current());
         if (err != cudaSuccess) {
             return cuda_error_raise(err, "mask selection (temporary storage query)");
         }
@@ -423,7 +431,7 @@ backend_select_flagged(int backend, const void *in, int itemsize, const uint8_t 
             return -1;
         }
         err = da_cuda_select_flagged(temp + 256, &temp_bytes, in, itemsize, flags, n, out,
-                                     (int64_t *)temp, 0);
+                                     (int64_t *)temp, stream_current());
         pool_free(DA_BACKEND_CUDA, temp);
         return err == cudaSuccess ? 0 : cuda_error_raise(err, "mask selection kernel");
     }
@@ -513,7 +521,7 @@ backend_unique_scatter(int backend, const da_unique *u)
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        cudaError_t err = da_cuda_unique_scatter(u, 0);
+        cudaError_t err = da_cuda_unique_scatter(u, stream_current());
         return err == cudaSuccess ? 0 : cuda_error_raise(err, "unique kernel");
     }
 #else
@@ -528,10 +536,13 @@ backend_synchronize(int backend)
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
         cudaError_t err;
+        if (stream_check_sync("synchronize()") < 0) {
+            return -1;
+        }
         Py_BEGIN_ALLOW_THREADS
-        err = cudaStreamSynchronize(0);
+        err = cudaDeviceSynchronize();
         Py_END_ALLOW_THREADS
-        return err == cudaSuccess ? 0 : cuda_error_raise(err, "cudaStreamSynchronize");
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "cudaDeviceSynchronize");
     }
 #else
     (void)backend;
@@ -561,7 +572,7 @@ backend_matmul(int backend, int device, const da_matmul *g)
             case DA_COMPLEX128:
                 return cublas_matmul(device, g);
             default:
-                err = da_cuda_matmul(g, 0);
+                err = da_cuda_matmul(g, stream_current());
                 return err == cudaSuccess ? 0 : cuda_error_raise(err, "matmul kernel");
         }
     }
@@ -624,7 +635,8 @@ static PyMethodDef backend_methods[] = {
      "set_backend(name)\n--\n\nMake 'host' or 'cuda' the backend of new "
      "arrays.  Existing arrays keep theirs."},
     {"synchronize", backend_py_synchronize, METH_NOARGS,
-     "synchronize()\n--\n\nWait until all queued device work has finished."},
+     "synchronize()\n--\n\nWait until all work queued on the device, on every "
+     "stream, has finished."},
     {NULL, NULL, 0, NULL},
 };
 

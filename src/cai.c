@@ -317,7 +317,7 @@ cai_import(PyObject *obj, PyObject *cai, int backend)
     /* the producer may still be writing on its stream: queue our work after
        it, on the device */
     if (producer_stream > 2 || producer_stream == 2) {
-        if (stream_wait(cudaStreamLegacy, (cudaStream_t)producer_stream) < 0) {
+        if (stream_wait(stream_current(), (cudaStream_t)producer_stream) < 0) {
             return NULL;
         }
     }

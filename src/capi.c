@@ -18,6 +18,7 @@
 #include "cai.h"
 #include "cuda_error.h"
 #include "device.h"
+#include "stream.h"
 #include "dlpack.h"
 #include "exchange.h"
 
@@ -111,8 +112,12 @@ capi_get_view(PyObject *obj, DevArray_View *view, int flags)
     view->itemsize = DA_ITEMSIZE(array);
     view->size = array->size;
     view->device = array->backend == DA_BACKEND_CUDA ? array->device : -1;
-    /* devarray's stream, ordered after foreign producers by the imports */
+    /* the current stream, ordered after foreign producers by the imports */
+#ifdef DEVARRAY_HAVE_CUDA
+    view->stream = array->backend == DA_BACKEND_CUDA ? (void *)stream_current() : NULL;
+#else
     view->stream = NULL;
+#endif
     view->readonly = (array->flags & DA_FLAG_READONLY) != 0;
     view->obj = (PyObject *)array;
     return 0;
@@ -165,8 +170,12 @@ capi_check(PyObject *obj)
 static void *
 capi_current_stream(void)
 {
-    /* the legacy default stream, on which devarray queues all its work */
+    /* NULL is the legacy default stream */
+#ifdef DEVARRAY_HAVE_CUDA
+    return device_cuda_available() ? (void *)stream_current() : NULL;
+#else
     return NULL;
+#endif
 }
 
 static PyObject *

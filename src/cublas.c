@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "cuda_error.h"
+#include "stream.h"
 #endif
 
 /* The TF32 switch: -1 until first read (then DEVARRAY_ALLOW_TF32). */
@@ -121,6 +122,8 @@ static char cublas_last_error[512];
 
 static void *cublas_handles[CUBLAS_MAX_DEVICES];
 static int cublas_handle_math[CUBLAS_MAX_DEVICES];
+/* the stream each handle is bound to: set again when the current one differs */
+static cudaStream_t cublas_handle_stream[CUBLAS_MAX_DEVICES];
 
 /* Whether every required entry point was found. */
 static int
@@ -295,13 +298,13 @@ cublas_fail(int status, const char *call)
     return cuda_error_message(message);
 }
 
-/* The handle of `device`, created on first use and bound to the legacy
-   default stream (the stream of every devarray op); NULL with an
-   exception. */
+/* The handle of `device`, created on first use, bound to the calling
+   thread's current stream; NULL with an exception. */
 static void *
 cublas_handle(int device)
 {
     void *handle = NULL;
+    cudaStream_t stream = stream_current();
     int status;
 
     if (device < 0 || device >= CUBLAS_MAX_DEVICES) {
@@ -310,6 +313,14 @@ cublas_handle(int device)
         return NULL;
     }
     if (cublas_handles[device] != NULL) {
+        if (cublas_handle_stream[device] != stream) {
+            status = cublas_api.set_stream(cublas_handles[device], stream);
+            if (status != CUBLAS_SUCCESS) {
+                cublas_fail(status, "cublasSetStream");
+                return NULL;
+            }
+            cublas_handle_stream[device] = stream;
+        }
         return cublas_handles[device];
     }
     if (cublas_load() < 0) {
@@ -320,7 +331,7 @@ cublas_handle(int device)
         cublas_fail(status, "cublasCreate");
         return NULL;
     }
-    status = cublas_api.set_stream(handle, 0);
+    status = cublas_api.set_stream(handle, stream);
     if (status != CUBLAS_SUCCESS) {
         /* the handle is kept (destroying it needs one more entry point and
            this failure means cuBLAS is unusable anyway) */
@@ -328,6 +339,7 @@ cublas_handle(int device)
         return NULL;
     }
     cublas_handles[device] = handle;
+    cublas_handle_stream[device] = stream;
     cublas_handle_math[device] = CUBLAS_MATH_DEFAULT;
     return handle;
 }

@@ -200,16 +200,17 @@ dlpack_synchronize_for(DeviceArrayObject *a, PyObject *stream_obj)
         return 0;
     }
     if (stream_obj == Py_None) {
-        return 0; /* the consumer works on the legacy default stream: ours */
+        stream = 1; /* the consumer works on the legacy default stream */
     }
-    if (stream_from_python(stream_obj, &stream) < 0) {
+    else if (stream_from_python(stream_obj, &stream) < 0) {
         return -1;
     }
 #ifdef DEVARRAY_HAVE_CUDA
-    if (stream == (uintptr_t)-1 || stream == 1) {
-        return 0; /* no synchronisation wanted, or our own stream */
+    if (stream == (uintptr_t)-1) {
+        return 0; /* no synchronisation wanted */
     }
-    return stream_wait((cudaStream_t)stream, cudaStreamLegacy);
+    return stream_wait(stream == 1 ? (cudaStream_t)0 : (cudaStream_t)stream,
+                       stream_current());
 #else
     return 0;
 #endif
@@ -586,8 +587,13 @@ dlpack_import(PyObject *obj, int backend, int copy)
                         "devarray works on the CUDA device");
         return NULL;
     }
-    /* the producer orders its work before devarray's stream (legacy: 1) */
+    /* the producer orders its work before devarray's current stream */
+#ifdef DEVARRAY_HAVE_CUDA
+    stream = on_device ? PyLong_FromSize_t(stream_protocol_value(stream_current()))
+                       : Py_NewRef(Py_None);
+#else
     stream = on_device ? PyLong_FromLong(1) : Py_NewRef(Py_None);
+#endif
     if (stream == NULL) {
         return NULL;
     }

@@ -102,14 +102,20 @@ error:
     return status;
 }
 
-/* devarray queues everything on the legacy default stream, whose handle is
-   NULL (also for the host, as the specification asks). */
+/* The calling thread's current stream (NULL: the legacy default one, and
+   for the host, as the specification asks). */
 static int
 exchange_current_work_stream(int32_t device_type, int32_t device_id, void **out_current_stream)
 {
-    (void)device_type;
     (void)device_id;
     *out_current_stream = NULL;
+#ifdef DEVARRAY_HAVE_CUDA
+    if (device_type == kDLCUDA) {
+        *out_current_stream = (void *)stream_current();
+    }
+#else
+    (void)device_type;
+#endif
     return 0;
 }
 
@@ -190,8 +196,7 @@ exchange_import(PyObject *obj, DeviceArrayObject **out)
            before devarray's, on the device */
         void *producer = NULL;
         if (api->current_work_stream(kDLCUDA, (*out)->device, &producer) < 0 ||
-            stream_wait(cudaStreamLegacy,
-                        producer != NULL ? (cudaStream_t)producer : cudaStreamLegacy) < 0) {
+            stream_wait(stream_current(), (cudaStream_t)producer) < 0) {
             Py_CLEAR(*out);
             return -1;
         }

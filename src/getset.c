@@ -11,6 +11,7 @@
 #include "dtype.h"
 #include "dtypeobject.h"
 #include "device.h"
+#include "stream.h"
 #include "deviceobject.h"
 
 static PyObject *
@@ -147,9 +148,13 @@ array_interface_dict(DeviceArrayObject *self, int with_stream)
         goto error;
     }
     if (with_stream) {
-        /* all work is queued on the legacy default stream, which the
-           interface names 1 */
+        /* the current stream: the interface's producer rule is that it is
+           ordered after all pending work on the array */
+#ifdef DEVARRAY_HAVE_CUDA
+        PyObject *stream = PyLong_FromSize_t(stream_protocol_value(stream_current()));
+#else
         PyObject *stream = PyLong_FromLong(1);
+#endif
         if (stream == NULL || PyDict_SetItemString(dict, "stream", stream) < 0) {
             Py_XDECREF(stream);
             goto error;

@@ -36,6 +36,9 @@
 #include "search.h"
 #include "ufunc.h"
 #include "take.h"
+#include "streamobject.h"
+#include "eventobject.h"
+#include "graphobject.h"
 
 static PyObject *
 module_sum(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
@@ -129,6 +132,9 @@ PyInit__core(void)
         /* sort and sets */
         sort_module_init(module) < 0 || sets_module_init(module) < 0 ||
         statistics_module_init(module) < 0 ||
+        /* streams, events and graphs */
+        streamobject_module_init(module) < 0 || eventobject_module_init(module) < 0 ||
+        graphobject_module_init(module) < 0 ||
         module_add_all(module) < 0) {
         Py_DECREF(module);
         return NULL;

@@ -2,14 +2,21 @@
  * Memory for arrays: see pool.h.
  *
  * Ownership: a block from pool_malloc belongs to the caller until it hands
- * it to pool_free with the same backend.  This file owns the small-block
- * slabs, which are never returned, and their free list; both are global,
- * like the device they live on, and touched with the GIL held.
+ * it to pool_free (or pool_free_array) with the same backend.  This file
+ * owns the small-block slabs, which are never returned, their free list, and
+ * the frees deferred to the end of a graph capture; all are global, like the
+ * device they live on, and touched with the GIL held.
+ *
+ * Streams: a block is allocated on the current stream and freed on the
+ * current stream of whoever frees it, after stream_order_free has made that
+ * stream wait for every other stream that may have used the block; the
+ * stream-ordered pool then reuses it only after the free.
  */
 #include "pool.h"
 
 #include "cuda_error.h"
 #include "device.h"
+#include "stream.h"
 
 #include <stdlib.h>
 #ifdef __linux__
@@ -34,18 +41,24 @@ cuda_malloc(size_t nbytes)
 {
     void *ptr = NULL;
     size_t free_bytes = 0, total_bytes = 0;
-    cudaError_t err = cudaMallocAsync(&ptr, nbytes, 0);
+    cudaStream_t stream = stream_current();
+    cudaError_t err = cudaMallocAsync(&ptr, nbytes, stream);
 
     if (err == cudaErrorMemoryAllocation) {
-        /* Blocks freed on the stream may still be pending and the pool may
+        /* Blocks freed on the streams may still be pending and the pool may
            hold memory another allocation size could use: wait, trim, retry
-           once. */
+           once (not inside a graph capture, which cannot wait). */
         (void)cudaGetLastError();
+        if (stream_check_sync("allocating device memory") < 0) {
+            PyErr_Clear();
+            err = cudaErrorMemoryAllocation;
+            goto out_of_memory;
+        }
         Py_BEGIN_ALLOW_THREADS
-        err = cudaStreamSynchronize(0);
+        err = cudaDeviceSynchronize();
         Py_END_ALLOW_THREADS
         if (err != cudaSuccess) {
-            cuda_error_raise(err, "cudaStreamSynchronize");
+            cuda_error_raise(err, "cudaDeviceSynchronize");
             return NULL;
         }
         err = cudaMemPoolTrimTo(device_cuda_pool(), 0);
@@ -53,7 +66,8 @@ cuda_malloc(size_t nbytes)
             cuda_error_raise(err, "cudaMemPoolTrimTo");
             return NULL;
         }
-        err = cudaMallocAsync(&ptr, nbytes, 0);
+        err = cudaMallocAsync(&ptr, nbytes, stream);
+out_of_memory:
         if (err == cudaErrorMemoryAllocation) {
             (void)cudaGetLastError();
             (void)cudaMemGetInfo(&free_bytes, &total_bytes);
@@ -79,10 +93,13 @@ cuda_malloc(size_t nbytes)
  * allocation.  Measured on an H200: reading 4 bytes back after a kernel
  * took 16.2 us from pool memory and 13.2 us from cudaMalloc memory (the
  * driver's fast path for small copies to pageable memory), and popping a
- * free list is cheaper than cudaMallocAsync.  Reuse is ordered as the pool
- * orders it: every kernel is queued on the one stream, so a block handed to
- * a new array is written only after the last reads of the array that freed
- * it.  Slabs are never returned; the free list lives under the GIL.
+ * free list is cheaper than cudaMallocAsync.  The free list is ordered on
+ * the legacy default stream: small blocks serve only allocations made while
+ * it is current, and a block is put back only after the legacy stream has
+ * been made to wait for every other stream that may have used it, so a
+ * block handed to a new array is written only after the last reads of the
+ * array that freed it.  Slabs are never returned; the free list lives under
+ * the GIL.
  */
 #define SMALL_BLOCK_BYTES ((size_t)4096)
 #define SMALL_SLAB_BYTES ((size_t)2 << 20)
@@ -134,20 +151,24 @@ small_malloc(void)
     return small_free[--small_nfree];
 }
 
-/* Take back `ptr` if it is a small block; 0 if it is not one. */
 static int
-small_free_block(void *ptr)
+small_is_block(const void *ptr)
 {
     int i;
     for (i = 0; i < small_nslabs; i++) {
-        if ((char *)ptr >= small_slabs[i] &&
-            (char *)ptr < small_slabs[i] + SMALL_SLAB_BYTES) {
-            small_free[small_nfree++] = ptr;
-            small_in_use -= SMALL_BLOCK_BYTES;
+        if ((const char *)ptr >= small_slabs[i] &&
+            (const char *)ptr < small_slabs[i] + SMALL_SLAB_BYTES) {
             return 1;
         }
     }
     return 0;
+}
+
+static void
+small_put_back(void *ptr)
+{
+    small_free[small_nfree++] = ptr;
+    small_in_use -= SMALL_BLOCK_BYTES;
 }
 
 #endif /* DEVARRAY_HAVE_CUDA */
@@ -162,7 +183,7 @@ pool_malloc(int backend, size_t nbytes)
     }
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        if (nbytes <= SMALL_BLOCK_BYTES) {
+        if (nbytes <= SMALL_BLOCK_BYTES && stream_current_entry()->handle == (cudaStream_t)0) {
             ptr = small_malloc();
             if (ptr != NULL || PyErr_Occurred()) {
                 return ptr;
@@ -199,6 +220,90 @@ pool_malloc(int backend, size_t nbytes)
     return ptr;
 }
 
+#ifdef DEVARRAY_HAVE_CUDA
+/* Frees of memory born before the graph capture under way on this thread:
+   the captured work may read it, and the capture cannot wait for other
+   streams, so they run when the capture ends. */
+typedef struct {
+    void *ptr;
+    uint64_t birth;
+} pool_deferred_free;
+static pool_deferred_free *pool_deferred = NULL;
+static size_t pool_ndeferred = 0, pool_deferred_cap = 0;
+
+/* Freeing cannot report an error to anyone; a failure here means the
+   context is already broken, and the next call that can raise will say
+   so. */
+static void
+pool_cuda_free(void *ptr, uint64_t birth)
+{
+    if (small_is_block(ptr)) {
+        if (stream_order_free((cudaStream_t)0, birth) != cudaSuccess) {
+            (void)cudaGetLastError();
+        }
+        small_put_back(ptr);
+        return;
+    }
+    {
+        cudaStream_t stream = stream_current();
+        if (stream_order_free(stream, birth) != cudaSuccess ||
+            cudaFreeAsync(ptr, stream) != cudaSuccess) {
+            (void)cudaGetLastError();
+        }
+    }
+}
+
+void
+pool_release_deferred(void)
+{
+    while (pool_ndeferred > 0) {
+        pool_ndeferred--;
+        pool_cuda_free(pool_deferred[pool_ndeferred].ptr,
+                       pool_deferred[pool_ndeferred].birth);
+    }
+}
+#else
+void
+pool_release_deferred(void)
+{
+}
+#endif
+
+void
+pool_free_array(int backend, void *ptr, uint64_t birth)
+{
+    if (ptr == NULL || ptr == (void *)zero_size_block) {
+        return;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        if (stream_free_deferred(birth)) {
+            if (pool_ndeferred == pool_deferred_cap) {
+                size_t cap = pool_deferred_cap ? 2 * pool_deferred_cap : 64;
+                pool_deferred_free *grown =
+                    PyMem_RawRealloc(pool_deferred, cap * sizeof(*grown));
+                if (grown == NULL) {
+                    /* leaking is safe; freeing now is not */
+                    return;
+                }
+                pool_deferred = grown;
+                pool_deferred_cap = cap;
+            }
+            pool_deferred[pool_ndeferred].ptr = ptr;
+            pool_deferred[pool_ndeferred].birth = birth;
+            pool_ndeferred++;
+            return;
+        }
+        pool_cuda_free(ptr, birth);
+        return;
+    }
+#else
+    (void)backend;
+    (void)birth;
+#endif
+    free(ptr);
+}
+
 void
 pool_free(int backend, void *ptr)
 {
@@ -207,14 +312,12 @@ pool_free(int backend, void *ptr)
     }
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        if (small_free_block(ptr)) {
-            return;
+        /* a temporary, used only on the current stream (or the legacy one,
+           for a small block, which is current when one is handed out) */
+        if (small_is_block(ptr)) {
+            small_put_back(ptr);
         }
-        /* Stream-ordered: kernels still reading the block finish first.
-           Freeing cannot report an error to anyone; a failure here means the
-           context is already broken, and the next call that can raise will
-           say so. */
-        if (cudaFreeAsync(ptr, 0) != cudaSuccess) {
+        else if (cudaFreeAsync(ptr, stream_current()) != cudaSuccess) {
             (void)cudaGetLastError();
         }
         return;

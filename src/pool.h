@@ -1,9 +1,10 @@
 /*
  * Memory for arrays on either backend.
  *
- * CUDA: blocks of at most 4 KiB come from slabs allocated with cudaMalloc,
- * larger ones from the device's stream-ordered pool, and all are freed in
- * stream order.  Host: aligned_alloc, large blocks aligned and advised as
+ * CUDA: blocks of at most 4 KiB come from slabs allocated with cudaMalloc
+ * (while the legacy stream is current), larger ones from the device's
+ * stream-ordered pool on the current stream, and all are freed in stream
+ * order, after every stream that may have used them.  Host: aligned_alloc, large blocks aligned and advised as
  * huge pages.  A failed CUDA call raises devarray.CUDAError, a failed
  * allocation MemoryError.
  */
@@ -22,6 +23,17 @@ int pool_module_init(PyObject *module);
    retried once, then MemoryError names the bytes and the free/total memory.
    Alignment is at least 256 bytes on CUDA, 64 on the host. */
 void *pool_malloc(int backend, size_t nbytes);
+
+/* Free a temporary: a block used only on the current stream, by the call
+   that allocated it. */
 void pool_free(int backend, void *ptr);
+
+/* Free an array's block, born at stream_clock() value `birth`: on CUDA
+   after every stream that may have used it since (stream_order_free), and
+   after the graph capture under way on this thread if it is older. */
+void pool_free_array(int backend, void *ptr, uint64_t birth);
+
+/* Run the frees deferred while this thread captured a graph. */
+void pool_release_deferred(void);
 
 #endif /* DEVARRAY_SRC_POOL_H_ */
