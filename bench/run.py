@@ -666,7 +666,77 @@ def gpu_rows(bench, log2n):
         "float32", libs, x.nbytes, target=[["peer", "cupy", 1.0, ">= CuPy GB/s"]]),
         {"devarray": lambda a: a.to_host(out=buf), "cupy": lambda a: a.get(out=buf),
          "torch": lambda a: bench.torch.from_numpy(buf).copy_(a)}, x))
+    # streams and graphs (issue 12)
+    rows += stream_rows(bench)
     return rows
+
+
+# ---- streams and graphs (issue 12): what a stream and a graph cost ----------
+
+GRAPH_OPS = 20
+
+
+def graph_chain(x, y):
+    """GRAPH_OPS elementwise ops on small arrays: launch-bound."""
+    for _ in range(GRAPH_OPS // 4):
+        x = x * 1.25 + y
+        x = devarray.sqrt(devarray.abs(x)) - 0.5
+    return x
+
+
+def stream_rows(bench):
+    """The cost of `with s:`, of a + a on a non-default stream, and of 20
+    small ops issued one by one against the same 20 replayed from a CUDA
+    graph (devarray only: the rows measure devarray's own mechanisms)."""
+    rng = np.random.default_rng(20240504)
+    small = "{:,}".format(SMALL)
+    x = devarray.asarray(random_array(rng, SMALL, np.float32))
+    y = devarray.asarray(random_array(rng, SMALL, np.float32))
+    s = devarray.Stream(non_blocking=True)
+    lib = ("devarray",)
+
+    def enter_exit():
+        with s:
+            pass
+
+    switch = new_row("stream-switch", "entering and leaving a stream: with s: pass", "-",
+                     "-", lib, target=[["under", 0.3e-6, "<= 0.3 us"]])
+    log("measuring %s" % switch["op"])
+    bench.measure(switch, "devarray", lambda: per_op_time(enter_exit, lambda: None))
+
+    on_stream = new_row("small-add-stream", "host overhead: a + a inside with s:", small,
+                        "float32", lib, target=[["row", "small-add", 1.1,
+                                                 "<= 1.1x a + a on the default stream"]])
+
+    def add_on_stream():
+        with s:
+            return per_op_time(lambda: x + x, s.synchronize)
+
+    log("measuring %s" % on_stream["op"])
+    bench.measure(on_stream, "devarray", add_on_stream)
+
+    issued = new_row("ops-%d" % GRAPH_OPS, "%d small ops issued one by one" % GRAPH_OPS,
+                     small, "float32", lib)
+    replayed = new_row("graph-%d" % GRAPH_OPS,
+                       "the same %d ops replayed from a CUDA graph: g.replay()" % GRAPH_OPS,
+                       small, "float32", lib,
+                       target=[["row", issued["key"], 0.3, "<= 0.3x issuing them"]])
+    log("measuring %s" % issued["op"])
+    bench.measure(issued, "devarray",
+                  lambda: per_op_time(lambda: graph_chain(x, y), devarray.synchronize))
+    captured = []
+
+    def replay():
+        with devarray.graph_capture(s) as g:
+            captured.append(graph_chain(x, y))
+        return per_op_time(g.replay, s.synchronize)
+
+    log("measuring %s" % replayed["op"])
+    bench.measure(replayed, "devarray", replay)
+    captured.clear()
+    del x, y
+    bench.release()
+    return [switch, on_stream, issued, replayed]
 
 
 def host_rows(bench):
