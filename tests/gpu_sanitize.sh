@@ -9,7 +9,9 @@
 # indexing by arrays, matmul); racecheck (shared-memory hazards: the
 # reductions, block scans and the tiled matmul use shared memory) runs
 # their CUDA tests.  Each tool exits non-zero on its first report; logs go
-# to $OUT (default /tmp/out).  SANITIZE_FILES replaces the memcheck list.
+# to $OUT (default /tmp/out).  SANITIZE_FILES replaces the memcheck list;
+# SANITIZE_STREAMS_ONLY=1 runs only the streams pass (all three tools over
+# the stream, graph and pinned-memory tests).
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
@@ -33,6 +35,17 @@ sanitize() {
 part2="tests/test_reduce.py tests/test_statistics.py tests/test_scan.py
     tests/test_search.py tests/test_sort.py tests/test_sets.py tests/test_array_index.py
     tests/test_linalg.py"
+# the stream, event, graph and pinned-memory tests under every tool (the
+# control test that switches the free ordering off is left out: a tool that
+# serialises the streams hides the race it shows)
+streams="tests/test_streams.py tests/test_reliability_streams.py tests/test_pinned.py
+    tests/test_reliability_pinned.py"
+for tool in memcheck racecheck synccheck; do
+    # shellcheck disable=SC2086
+    sanitize "$tool" "streams-$tool.log" python3 -m pytest -q -x -p no:cacheprovider \
+        $streams -k "(cuda or gpu) and not without_ordering"
+done
+[ -n "${SANITIZE_STREAMS_ONLY:-}" ] && exit "$failed"
 # shellcheck disable=SC2086
 sanitize memcheck memcheck.log python3 -m pytest -q -x -p no:cacheprovider \
     ${SANITIZE_FILES:-tests/test_arith.py tests/test_ufunc.py tests/test_sum.py
