@@ -43,7 +43,7 @@ streams="tests/test_streams.py tests/test_reliability_streams.py tests/test_pinn
 for tool in memcheck racecheck synccheck; do
     # shellcheck disable=SC2086
     sanitize "$tool" "streams-$tool.log" python3 -m pytest -q -x -p no:cacheprovider \
-        $streams -k "(cuda or gpu) and not without_ordering"
+        $streams -k "not host and not without_ordering"
 done
 [ -n "${SANITIZE_STREAMS_ONLY:-}" ] && exit "$failed"
 # shellcheck disable=SC2086
