@@ -193,7 +193,8 @@ def test_torch_stream_interop(gpu, rng):
         t2 = torch.arange(1000, device="cuda", dtype=torch.float64) * 2
     with devarray.ExternalStream(ts):
         r = devarray.asarray(t2).sum()
-    assert float(r) == 2 * 999 * 1000 / 2
+        # read on ts: torch's streams do not synchronise with the legacy one
+        assert float(r) == 2 * 999 * 1000 / 2
 
 
 # ---- frees safe across streams ---------------------------------------------
