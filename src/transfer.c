@@ -348,11 +348,38 @@ staged_host_to_device(char *dst, const char *src, size_t nbytes, cudaStream_t st
     return err;
 }
 
-/* Below STAGING_THRESHOLD: the driver's own path.  A pageable source is
-   copied out before cudaMemcpyAsync returns and a pageable destination is
-   filled by then, but page-locked memory would still be in flight, so the
-   stream is waited for either way (what cudaMemcpy did on the legacy
-   stream; PyTorch's .item() does the same).  Runs without the GIL. */
+/* Whether CUDA knows the nbytes (> 0) at ptr as page-locked host memory
+   (cudaHostAlloc or cudaHostRegister), asking about both ends: a
+   registration may cover only part of a buffer.  A pointer CUDA does not
+   know is not an error here, only a "no": older drivers report it as
+   cudaErrorInvalidValue, which is cleared so that no later
+   cudaGetLastError sees it. */
+static int
+cuda_is_page_locked_at(const void *ptr)
+{
+    struct cudaPointerAttributes attributes;
+    cudaError_t err = cudaPointerGetAttributes(&attributes, ptr);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return attributes.type == cudaMemoryTypeHost;
+}
+
+static int
+cuda_is_page_locked(const void *ptr, size_t nbytes)
+{
+    return cuda_is_page_locked_at(ptr) &&
+           cuda_is_page_locked_at((const char *)ptr + nbytes - 1);
+}
+
+/* Below STAGING_THRESHOLD, and from or into page-locked memory (which the
+   DMA reaches directly, faster than through the ring): the driver's own
+   path.  A pageable source is copied out before cudaMemcpyAsync returns and
+   a pageable destination is filled by then, but page-locked memory would
+   still be in flight, so the stream is waited for either way (what
+   cudaMemcpy did on the legacy stream; PyTorch's .item() does the same).
+   Runs without the GIL. */
 static cudaError_t
 cuda_copy_direct(void *dst, const void *src, size_t nbytes, int kind,
                  cudaStream_t stream)
@@ -377,7 +404,8 @@ cuda_copy(void *dst, const void *src, size_t nbytes, int kind)
     if (stream_check_sync("a copy between the device and host memory") < 0) {
         return -1;
     }
-    if (nbytes < STAGING_THRESHOLD) {
+    if (nbytes < STAGING_THRESHOLD ||
+        cuda_is_page_locked(kind == DA_COPY_H2D ? src : dst, nbytes)) {
         Py_BEGIN_ALLOW_THREADS
         err = cuda_copy_direct(dst, src, nbytes, kind, stream);
         Py_END_ALLOW_THREADS
@@ -395,21 +423,6 @@ cuda_copy(void *dst, const void *src, size_t nbytes, int kind)
     return err == cudaSuccess ? 0 : cuda_error_raise(err, "staged cudaMemcpyAsync");
 }
 
-/* Whether CUDA knows ptr as page-locked host memory (cudaHostAlloc or
-   cudaHostRegister).  A pointer CUDA does not know is not an error here,
-   only a "no": older drivers report it as cudaErrorInvalidValue, which is
-   cleared so that no later cudaGetLastError sees it. */
-static int
-cuda_is_page_locked(const void *ptr)
-{
-    struct cudaPointerAttributes attributes;
-    cudaError_t err = cudaPointerGetAttributes(&attributes, ptr);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return attributes.type == cudaMemoryTypeHost;
-}
 #endif /* DEVARRAY_HAVE_CUDA */
 
 int
@@ -485,9 +498,7 @@ transfer_is_page_locked(const void *ptr, size_t nbytes)
         return 0;
     }
 #ifdef DEVARRAY_HAVE_CUDA
-    /* both ends: a registration may cover only part of a buffer */
-    return device_cuda_available() && cuda_is_page_locked(ptr) &&
-           cuda_is_page_locked((const char *)ptr + nbytes - 1);
+    return device_cuda_available() && cuda_is_page_locked(ptr, nbytes);
 #else
     (void)ptr;
     return 0;

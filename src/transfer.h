@@ -3,8 +3,9 @@
  *
  * On CUDA, large copies between pageable host memory and the device go
  * through a ring of pinned staging buffers (see transfer.c), small ones
- * through the driver's pageable path; copies from or into page-locked host
- * memory can instead be queued without waiting (transfer_copy_async).
+ * through the driver's pageable path, and page-locked host memory is
+ * reached by the DMA directly; copies from or into page-locked memory can
+ * also be queued without waiting (transfer_copy_async).
  * Everything is ordered on the calling thread's current stream
  * (stream_current()).  On the host backend every kind is a memmove.
  * Failures raise devarray.CUDAError (or MemoryError while setting up the
