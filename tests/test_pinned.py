@@ -194,3 +194,22 @@ def test_memory_from_the_host_backend_is_not_page_locked_for_cuda(gpu, rng):
     assert d.to_host(out=plain) is plain
     assert bytes(memoryview(plain)) == d.to_host().tobytes()
     assert devarray.to_device(plain).to_host().tobytes() == bytes(memoryview(plain))
+
+
+def test_large_blocking_copies_with_pinned_memory(backend, rng):
+    """Blocking copies of more than the staging threshold (1 MiB) from and
+    into page-locked memory, which go straight by DMA on CUDA: asarray of a
+    pinned view (synchronous, unlike to_device), to_host(out=pinned), and a
+    strided pinned view gathered on the device."""
+    values = random_array(rng, (512, 1024), "float32")  # 2 MiB
+    _, src = pinned_copy(values)
+    d = devarray.asarray(src)
+    src[...] = 0  # asarray copied before returning
+    out = devarray.empty_pinned(values.shape, "float32")
+    assert d.to_host(out=out) is out
+    assert bytes(memoryview(out)) == values.tobytes()
+    _, src = pinned_copy(values)
+    assert_values(devarray.to_device(src[:, ::2]), values[:, ::2])
+    strided = np.asarray(devarray.empty_pinned((1024, 512), "float32")).T
+    assert d.to_host(out=strided) is strided
+    assert strided.tobytes() == values.tobytes()
