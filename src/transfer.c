@@ -548,7 +548,11 @@ transfer_host_free(void *ptr, int page_locked)
         Py_BEGIN_ALLOW_THREADS
         err = cudaFreeHost(ptr);
         Py_END_ALLOW_THREADS
-        return err == cudaSuccess ? 0 : cuda_error_raise(err, "cudaFreeHost");
+        /* at exit the runtime may go first, and the memory with it */
+        if (err == cudaSuccess || err == cudaErrorCudartUnloading) {
+            return 0;
+        }
+        return cuda_error_raise(err, "cudaFreeHost");
     }
 #else
     (void)page_locked;
