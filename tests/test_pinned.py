@@ -213,3 +213,24 @@ def test_large_blocking_copies_with_pinned_memory(backend, rng):
     strided = np.asarray(devarray.empty_pinned((1024, 512), "float32")).T
     assert d.to_host(out=strided) is strided
     assert strided.tobytes() == values.tobytes()
+
+
+def test_page_locked_memory_of_another_library(gpu, rng):
+    """Memory another library page-locked (CuPy's pinned pool) is found by
+    cudaPointerGetAttributes: to_device queues from it, and it is a valid
+    out for blocking=False."""
+    try:
+        import cupyx
+    except Exception as exc:  # not installed, or no usable CUDA for it
+        pytest.skip("cupyx not usable: %s" % exc)
+    values = random_array(rng, (1000,), "float64")
+    src = cupyx.empty_pinned(values.shape, values.dtype)
+    src[...] = values
+    d = devarray.to_device(src)
+    out = cupyx.zeros_pinned(values.shape, values.dtype)
+    assert d.to_host(out=out, blocking=False) is out
+    devarray.synchronize()
+    assert out.tobytes() == values.tobytes()
+    pageable = np.zeros_like(values)
+    with pytest.raises(ValueError, match="page-locked"):
+        d.to_host(out=pageable, blocking=False)
