@@ -518,6 +518,14 @@ transfer_host_alloc(size_t nbytes, int page_locked)
         Py_BEGIN_ALLOW_THREADS
         err = cudaHostAlloc(&ptr, size, cudaHostAllocPortable);
         Py_END_ALLOW_THREADS
+        if (err == cudaErrorMemoryAllocation) {
+            /* not sticky; MemoryError, as the pool says for device memory */
+            (void)cudaGetLastError();
+            PyErr_Format(PyExc_MemoryError,
+                         "could not allocate %zu bytes of page-locked host memory",
+                         size);
+            return NULL;
+        }
         if (err != cudaSuccess) {
             cuda_error_raise(err, "cudaHostAlloc");
             return NULL;
@@ -531,7 +539,8 @@ transfer_host_alloc(size_t nbytes, int page_locked)
     size = (size + TRANSFER_HOST_ALIGNMENT - 1) & ~(size_t)(TRANSFER_HOST_ALIGNMENT - 1);
     ptr = size >= nbytes ? aligned_alloc(TRANSFER_HOST_ALIGNMENT, size) : NULL;
     if (ptr == NULL) {
-        PyErr_NoMemory();
+        PyErr_Format(PyExc_MemoryError, "could not allocate %zu bytes of host memory",
+                     nbytes);
     }
     return ptr;
 }

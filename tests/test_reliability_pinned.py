@@ -60,6 +60,8 @@ BAD_CALLS = {
     "too big": (lambda c: devarray.empty_pinned((1 << 40, 1 << 40)), ValueError, TOO_BIG),
     "too many bytes": (lambda c: devarray.empty_pinned(1 << 61, "float64"), ValueError,
                        TOO_BIG),
+    "unallocatable": (lambda c: devarray.empty_pinned(1 << 50, "uint8"), MemoryError,
+                      ["could not allocate"]),
     "too many dims": (lambda c: devarray.empty_pinned((1,) * 65), ValueError,
                       ["dimension"]),
     "evil index": (lambda c: devarray.empty_pinned(EvilIndex()), Evil, ["__index__"]),
