@@ -234,3 +234,24 @@ def test_page_locked_memory_of_another_library(gpu, rng):
     pageable = np.zeros_like(values)
     with pytest.raises(ValueError, match="page-locked"):
         d.to_host(out=pageable, blocking=False)
+
+
+@pytest.mark.parametrize("nstreams", [1, 3])
+def test_async_pipeline_over_streams(backend, rng, nstreams):
+    """The bench's pipeline, small: chunks round-robin over devarray.Streams
+    (each copy and kernel on the chunk's stream), every stream waited for,
+    then every chunk correct; a different op per chunk so that a chunk
+    written from another chunk's result is caught."""
+    chunks, n = 6, 1 << 14
+    values = random_array(rng, (chunks, n), "float32")
+    _, src = pinned_copy(values)
+    _, dst = pinned_copy(np.zeros((chunks, n), "float32"))
+    streams = [devarray.Stream() for _ in range(nstreams)]
+    for i in range(chunks):
+        with streams[i % nstreams]:
+            d = devarray.to_device(src[i])
+            (d * float(i + 2)).to_host(out=dst[i], blocking=False)
+    for s in streams:
+        s.synchronize()
+    expected = values * np.arange(2, chunks + 2, dtype=np.float32)[:, None]
+    assert dst.tobytes() == expected.tobytes()
