@@ -13,6 +13,11 @@
  *   - Live PinnedBuffers are linked in a list (pinned_live, under the GIL)
  *     so that pinned_async_ok recognises their memory, and that of any view
  *     of it, without asking the driver; dealloc unlinks them.
+ *   - A page-locked block whose PinnedBuffer goes while the thread captures
+ *     a CUDA graph is not freed then (cudaFreeHost would wait for the
+ *     device and invalidate the capture): it moves to pinned_deferred, a
+ *     list of PyMem_RawMalloc'd nodes, and is freed by the next dealloc or
+ *     empty_pinned outside a capture.
  */
 #include "pinned.h"
 
@@ -21,6 +26,7 @@
 #include "device.h"
 #include "dtype.h"
 #include "dtypeobject.h"
+#include "stream.h"
 #include "transfer.h"
 
 typedef struct PinnedBufferObject {
@@ -68,11 +74,61 @@ pinned_async_ok(const void *ptr, size_t nbytes, int backend)
     return transfer_is_page_locked(ptr, nbytes);
 }
 
+/* ---- freeing, also after a graph capture ---------------------------------- */
+
+typedef struct pinned_deferred_block {
+    struct pinned_deferred_block *next;
+    void *data;
+} pinned_deferred_block;
+
+/* Page-locked blocks waiting for the end of a capture, most recent first. */
+static pinned_deferred_block *pinned_deferred = NULL;
+
+/* Whether the calling thread captures a CUDA graph: memory born at clock 0
+   predates every capture, so its free is deferred exactly then. */
+static int
+pinned_capturing(void)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    return stream_free_deferred(0);
+#else
+    return 0;
+#endif
+}
+
+/* Give back a block.  A failure is reported as unraisable: deallocators
+   have no caller to raise to. */
+static void
+pinned_free_block(void *data, int page_locked, PyObject *owner)
+{
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    if (transfer_host_free(data, page_locked) < 0) {
+        PyErr_WriteUnraisable(owner);
+    }
+    PyErr_Restore(type, value, traceback);
+}
+
+/* Free the deferred blocks, outside a capture.  Each node is unlinked
+   before its free, which releases the GIL. */
+static void
+pinned_release_deferred(void)
+{
+    while (pinned_deferred != NULL && !pinned_capturing()) {
+        pinned_deferred_block *node = pinned_deferred;
+        pinned_deferred = node->next;
+        pinned_free_block(node->data, 1, NULL);
+        PyMem_RawFree(node);
+    }
+}
+
 /* ---- the type ------------------------------------------------------------- */
 
 static void
 pinned_dealloc(PinnedBufferObject *self)
 {
+    pinned_deferred_block *node = NULL;
+
     if (self->prev != NULL) {
         self->prev->next = self->next;
     }
@@ -82,13 +138,18 @@ pinned_dealloc(PinnedBufferObject *self)
     if (self->next != NULL) {
         self->next->prev = self->prev;
     }
-    if (self->data != NULL) {
-        PyObject *type, *value, *traceback;
-        PyErr_Fetch(&type, &value, &traceback);
-        if (transfer_host_free(self->data, self->page_locked) < 0) {
-            PyErr_WriteUnraisable((PyObject *)self);
-        }
-        PyErr_Restore(type, value, traceback);
+    if (self->data != NULL && self->page_locked && pinned_capturing()) {
+        /* without a node the block is freed now: the capture fails, safely */
+        node = PyMem_RawMalloc(sizeof(*node));
+    }
+    if (node != NULL) {
+        node->data = self->data;
+        node->next = pinned_deferred;
+        pinned_deferred = node;
+    }
+    else if (self->data != NULL) {
+        pinned_free_block(self->data, self->page_locked, (PyObject *)self);
+        pinned_release_deferred();
     }
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -243,6 +304,14 @@ pinned_empty(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     if (backend < 0) {
         return NULL;
     }
+#ifdef DEVARRAY_HAVE_CUDA
+    /* cudaHostAlloc is refused while a graph is captured */
+    if (backend == DA_BACKEND_CUDA &&
+        stream_check_sync("empty_pinned (allocating page-locked memory)") < 0) {
+        return NULL;
+    }
+#endif
+    pinned_release_deferred();
     self = PyObject_New(PinnedBufferObject, &PinnedBuffer_Type);
     if (self == NULL) {
         return NULL;

@@ -255,3 +255,32 @@ def test_async_pipeline_over_streams(backend, rng, nstreams):
         s.synchronize()
     expected = values * np.arange(2, chunks + 2, dtype=np.float32)[:, None]
     assert dst.tobytes() == expected.tobytes()
+
+
+def test_pinned_copies_in_a_graph_capture(gpu, rng):
+    """Copies from and into pinned memory are captured like kernels and run
+    at each replay; allocating page-locked memory inside the capture is a
+    RuntimeError, and a PinnedBuffer dropped inside it is freed after it
+    (cudaFreeHost would wait for the device and invalidate the capture)."""
+    values = random_array(rng, (4096,), "float32")
+    src = devarray.empty_pinned(values.shape, "float32")
+    np.asarray(src)[...] = values
+    out = devarray.empty_pinned(values.shape, "float32")
+    dropped = devarray.empty_pinned(1 << 16, "uint8")
+    s = devarray.Stream(non_blocking=True)
+    with devarray.graph_capture(s) as g:
+        with pytest.raises(RuntimeError, match="graph"):
+            devarray.empty_pinned(4)
+        (devarray.to_device(src) * 2).to_host(out=out, blocking=False)
+        del dropped
+    np.asarray(out)[...] = 0
+    g.replay()
+    devarray.synchronize()
+    assert bytes(memoryview(out)) == (values * 2).tobytes()
+    # the inputs are read at each replay
+    np.asarray(src)[...] = values + 1
+    g.replay()
+    devarray.synchronize()
+    assert bytes(memoryview(out)) == ((values + 1) * 2).tobytes()
+    # and the module allocates and frees pinned memory again
+    assert devarray.empty_pinned(8).nbytes == 64
