@@ -666,8 +666,11 @@ def gpu_rows(bench, log2n):
         "float32", libs, x.nbytes, target=[["peer", "cupy", 1.0, ">= CuPy GB/s"]]),
         {"devarray": lambda a: a.to_host(out=buf), "cupy": lambda a: a.get(out=buf),
          "torch": lambda a: bench.torch.from_numpy(buf).copy_(a)}, x))
+    del x, buf
     # streams and graphs (issue 12)
     rows += stream_rows(bench)
+    # pinned memory and streams (issue 12)
+    rows += pipeline_rows(bench)
     return rows
 
 
@@ -737,6 +740,68 @@ def stream_rows(bench):
     del x, y
     bench.release()
     return [switch, on_stream, issued, replayed]
+
+
+# ---- pinned memory and streams (issue 12): a copy/compute pipeline ----------
+
+PIPELINE_CHUNKS = 8
+PIPELINE_CHUNK = (64 << 20) // 4   # float32 elements: 64 MiB
+PIPELINE_STREAMS = 4
+
+
+def pipeline_rows(bench):
+    """8 chunks of 64 MiB float32 from pinned memory: each uploaded
+    (to_device of a pinned slice), doubled, and downloaded into pinned
+    memory (to_host(out=, blocking=False)); (a) on one devarray.Stream, (b)
+    round-robin over 4, where the copies of one chunk overlap the other
+    chunks' copies and kernels.  A devarray without Stream or empty_pinned
+    records the error in both rows."""
+    size = "%d x %s" % (PIPELINE_CHUNKS, fmt_bytes(PIPELINE_CHUNK * 4))
+    nbytes = 2 * PIPELINE_CHUNKS * PIPELINE_CHUNK * 4
+    one = new_row("pipeline-1", "pinned pipeline: to_device, x * 2, to_host(blocking=False), "
+                  "one Stream", size, "float32", ("devarray",), nbytes)
+    many = new_row("pipeline-4", "pinned pipeline: the same over %d Streams" % PIPELINE_STREAMS,
+                   size, "float32", ("devarray",), nbytes,
+                   target=[["row", "pipeline-1", 1 / 1.7, ">= 1.7x faster than one Stream"],
+                           ["check", "correct", "both rows' results correct"]])
+    buffers = []
+
+    def pinned_pair():
+        if not buffers:
+            src = devarray.empty_pinned((PIPELINE_CHUNKS, PIPELINE_CHUNK), devarray.float32)
+            dst = devarray.empty_pinned((PIPELINE_CHUNKS, PIPELINE_CHUNK), devarray.float32)
+            np.random.default_rng(20240503).random(out=np.asarray(src), dtype=np.float32)
+            buffers.extend([np.asarray(src), np.asarray(dst)])
+        return buffers
+
+    def thunk(nstreams):
+        src, dst = pinned_pair()
+        dst[...] = 0
+        streams = [devarray.Stream() for _ in range(nstreams)]
+
+        def run(i):
+            for k in range(PIPELINE_CHUNKS):
+                with streams[k % nstreams]:
+                    d = devarray.to_device(src[k])
+                    (d * 2).to_host(out=dst[k], blocking=False)
+                    del d
+
+        def sync():
+            for stream in streams:
+                stream.synchronize()
+
+        seconds = wall_time(run, sync, TRANSFER_REPS, 1)
+        correct.append(bool(np.array_equal(dst, src * 2)))
+        return seconds
+
+    correct = []
+    for row, nstreams in ((one, 1), (many, PIPELINE_STREAMS)):
+        log("measuring %s" % row["op"])
+        bench.measure(row, "devarray", lambda: thunk(nstreams))
+    many["checks"]["correct"] = correct == [True, True]
+    buffers.clear()
+    bench.release()
+    return [one, many]
 
 
 def host_rows(bench):

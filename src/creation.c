@@ -27,6 +27,7 @@
 #include "dtype.h"
 #include "dtypeobject.h"
 #include "elementwise.h"
+#include "pinned.h"
 #include "ranges.h"
 #include "scalar.h"
 #include "sequence_in.h"
@@ -215,6 +216,13 @@ creation_to_device(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     }
     if (DeviceArray_Check(obj)) {
         return copy_to_backend((DeviceArrayObject *)obj, typenum, backend);
+    }
+    /* page-locked memory: one copy queued on the current stream, no wait */
+    if (backend == DA_BACKEND_CUDA && PyObject_CheckBuffer(obj)) {
+        PyObject *queued = (PyObject *)pinned_to_device(obj, typenum, backend);
+        if (queued != NULL || PyErr_Occurred()) {
+            return queued;
+        }
     }
     if (!PyObject_CheckBuffer(obj)) {
         PyErr_Format(PyExc_TypeError,
@@ -545,7 +553,9 @@ error:
 static PyMethodDef creation_methods[] = {
     KW_METHOD("to_device", creation_to_device,
               "to_device(obj, dtype=None)\n--\n\nCopy a buffer-protocol object "
-              "(or a DeviceArray) to a new array on the current backend."),
+              "(or a DeviceArray) to a new array on the current backend.  From "
+              "C-contiguous page-locked memory (devarray.empty_pinned()) the "
+              "copy is queued on the current stream and not waited for."),
     KW_METHOD("asarray", creation_asarray,
               "asarray(obj, /, *, dtype=None, device=None, copy=None)\n--\n\n"
               "A DeviceArray for obj: DeviceArrays as they are unless dtype, "

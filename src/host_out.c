@@ -10,12 +10,20 @@
  *     PyMem_Malloc and are freed before the function that took them returns.
  *   - The NumPy module, once imported, is held in a static for the life of
  *     the process (one strong reference, never released).
+ *   - to_host(out=, blocking=False) returns while the copy may still run:
+ *     the array's device memory (and a packed temporary) is freed
+ *     stream-ordered, after every stream that used it, and a PinnedBuffer's
+ *     memory is freed with cudaFreeHost, which waits for the device; so
+ *     both sides outlive the copy whatever the caller drops.  Memory that
+ *     another library page-locked is kept alive by that library's owner.
  */
 #include "host_out.h"
 
+#include "copy.h"
 #include "dtype.h"
 #include "hostbuffer.h"
 #include "hostcopy.h"
+#include "pinned.h"
 #include "scalar.h"
 #include "transfer.h"
 
@@ -96,6 +104,64 @@ host_out_format_is_bytes(const char *format)
            format[1] == '\0';
 }
 
+/* A writable strided view of `out` that can take a's elements: as many
+   bytes, and a's dtype or raw bytes ('B', 'b', 'c').  0 with the view held,
+   or -1 with TypeError/ValueError and no view. */
+static int
+host_out_view(DeviceArrayObject *a, PyObject *out, Py_buffer *view)
+{
+    int readonly, out_typenum;
+    int64_t nbytes = DA_NBYTES(a);
+    const char *format;
+
+    /* exporters refuse a writable request in different ways (BufferError,
+       NumPy's ValueError): look read-only first, to say why uniformly */
+    if (PyObject_GetBuffer(out, view, PyBUF_RECORDS_RO) < 0) {
+        if (PyErr_ExceptionMatches(PyExc_BufferError) ||
+            PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "out must be a writable buffer, not '%.200s'",
+                         Py_TYPE(out)->tp_name);
+        }
+        return -1;
+    }
+    readonly = view->readonly;
+    PyBuffer_Release(view);
+    if (readonly) {
+        PyErr_Format(PyExc_TypeError,
+                     "out must be a writable buffer; this '%.200s' is read-only",
+                     Py_TYPE(out)->tp_name);
+        return -1;
+    }
+    if (PyObject_GetBuffer(out, view, PyBUF_RECORDS) < 0) {
+        return -1;
+    }
+    if (view->len != nbytes) {
+        PyErr_Format(
+                PyExc_ValueError,
+                "out has %zd bytes but the array has %lld bytes (%lld %s elements)",
+                view->len, (long long)nbytes, (long long)a->size,
+                dtype_table[a->typenum].name);
+        goto error;
+    }
+    format = view->format != NULL ? view->format : "B";
+    if (!host_out_format_is_bytes(format)) {
+        if (dtype_from_format(format, view->itemsize, &out_typenum) < 0 ||
+            out_typenum != a->typenum) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError,
+                         "out has format '%s' (itemsize %zd), which does not "
+                         "match the array's dtype %s",
+                         format, view->itemsize, dtype_table[a->typenum].name);
+            goto error;
+        }
+    }
+    return 0;
+error:
+    PyBuffer_Release(view);
+    return -1;
+}
+
 /* Fill the writable buffer `out` with a's elements.  Everything is checked
    before the first byte is written.  A non-C-contiguous `out` is filled
    through a host temporary, in its C order. */
@@ -103,56 +169,13 @@ static PyObject *
 host_out_to_buffer(DeviceArrayObject *a, PyObject *out)
 {
     Py_buffer view;
-    int have_view = 0, readonly, out_typenum;
-    int64_t nbytes = DA_NBYTES(a);
-    const char *format;
     char *temp = NULL;
     PyObject *result = NULL;
 
-    /* exporters refuse a writable request in different ways (BufferError,
-       NumPy's ValueError): look read-only first, to say why uniformly */
-    if (PyObject_GetBuffer(out, &view, PyBUF_RECORDS_RO) < 0) {
-        if (PyErr_ExceptionMatches(PyExc_BufferError) ||
-            PyErr_ExceptionMatches(PyExc_TypeError)) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "out must be a writable buffer, not '%.200s'",
-                         Py_TYPE(out)->tp_name);
-        }
-        goto done;
+    if (host_out_view(a, out, &view) < 0) {
+        return NULL;
     }
-    readonly = view.readonly;
-    PyBuffer_Release(&view);
-    if (readonly) {
-        PyErr_Format(PyExc_TypeError,
-                     "out must be a writable buffer; this '%.200s' is read-only",
-                     Py_TYPE(out)->tp_name);
-        goto done;
-    }
-    if (PyObject_GetBuffer(out, &view, PyBUF_RECORDS) < 0) {
-        goto done;
-    }
-    have_view = 1;
-    if (view.len != nbytes) {
-        PyErr_Format(
-                PyExc_ValueError,
-                "out has %zd bytes but the array has %lld bytes (%lld %s elements)",
-                view.len, (long long)nbytes, (long long)a->size,
-                dtype_table[a->typenum].name);
-        goto done;
-    }
-    format = view.format != NULL ? view.format : "B";
-    if (!host_out_format_is_bytes(format)) {
-        if (dtype_from_format(format, view.itemsize, &out_typenum) < 0 ||
-            out_typenum != a->typenum) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError,
-                         "out has format '%s' (itemsize %zd), which does not "
-                         "match the array's dtype %s",
-                         format, view.itemsize, dtype_table[a->typenum].name);
-            goto done;
-        }
-    }
-    if (nbytes > 0) {
+    if (view.len > 0) {
         if (view.strides == NULL || PyBuffer_IsContiguous(&view, 'C')) {
             if (hostcopy_to_host(a, view.buf) < 0) {
                 goto done;
@@ -169,9 +192,7 @@ host_out_to_buffer(DeviceArrayObject *a, PyObject *out)
     result = Py_NewRef(out);
 done:
     PyMem_Free(temp);
-    if (have_view) {
-        PyBuffer_Release(&view);
-    }
+    PyBuffer_Release(&view);
     return result;
 }
 
@@ -190,6 +211,58 @@ host_out_to_host(DeviceArrayObject *a, PyObject *out)
         return host_out_to_numpy(a, numpy);
     }
     return hostbuffer_memoryview(a);
+}
+
+PyObject *
+host_out_to_host_async(DeviceArrayObject *a, PyObject *out)
+{
+    Py_buffer view;
+    DeviceArrayObject *contiguous = NULL;
+    PyObject *result = NULL;
+
+    if (out == NULL || out == Py_None) {
+        PyErr_SetString(PyExc_ValueError,
+                        "to_host(blocking=False) needs out=: page-locked host "
+                        "memory to copy into (a devarray.empty_pinned() buffer "
+                        "or a NumPy view of one); into new pageable memory the "
+                        "copy could not run asynchronously");
+        return NULL;
+    }
+    if (host_out_view(a, out, &view) < 0) {
+        return NULL;
+    }
+    if (view.strides != NULL && !PyBuffer_IsContiguous(&view, 'C')) {
+        PyErr_SetString(PyExc_ValueError,
+                        "to_host(blocking=False) needs a C-contiguous out (one "
+                        "copy fills it); blocking=True fills strided buffers");
+        goto done;
+    }
+    if (!pinned_async_ok(view.buf, (size_t)view.len, a->backend)) {
+        PyErr_Format(PyExc_ValueError,
+                     "to_host(blocking=False): out (a '%.200s') is not "
+                     "page-locked host memory; a copy into pageable memory "
+                     "would be synchronous (or, were it not, unsafe).  Use a "
+                     "devarray.empty_pinned() buffer, or blocking=True",
+                     Py_TYPE(out)->tp_name);
+        goto done;
+    }
+    if (view.len > 0) {
+        /* a strided array is packed on its backend first; that temporary,
+           like `a`, is freed stream-ordered, after the copy has read it */
+        contiguous = copy_contiguous_as(a, a->typenum);
+        if (contiguous == NULL) {
+            goto done;
+        }
+        if (transfer_copy_async(contiguous->backend, view.buf, contiguous->data,
+                                (size_t)view.len, DA_COPY_D2H) < 0) {
+            goto done;
+        }
+    }
+    result = Py_NewRef(out);
+done:
+    Py_XDECREF(contiguous);
+    PyBuffer_Release(&view);
+    return result;
 }
 
 /* Nested lists of the C-ordered elements at p with `shape`. */

@@ -14,6 +14,13 @@
    unless it is 'B', 'b' or 'c') and return it. */
 PyObject *host_out_to_host(DeviceArrayObject *a, PyObject *out);
 
+/* d.to_host(out=out, blocking=False): queue one copy of a into `out` on
+   the current stream and return `out` (new reference) at once.  out must
+   be C-contiguous page-locked host memory of a's size and dtype
+   (pinned_async_ok); ValueError when it is missing, not page-locked or not
+   contiguous.  A plain copy on the host backend. */
+PyObject *host_out_to_host_async(DeviceArrayObject *a, PyObject *out);
+
 /* d.tolist() and d.item() (size-1 arrays only: ValueError otherwise). */
 PyObject *host_out_tolist(DeviceArrayObject *a);
 PyObject *host_out_item(DeviceArrayObject *a);

@@ -22,12 +22,14 @@
 static PyObject *
 array_to_host(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"out", NULL};
+    static char *kwlist[] = {"out", "blocking", NULL};
     PyObject *out = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:to_host", kwlist, &out)) {
+    int blocking = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$p:to_host", kwlist, &out,
+                                     &blocking)) {
         return NULL;
     }
-    return host_out_to_host(self, out);
+    return blocking ? host_out_to_host(self, out) : host_out_to_host_async(self, out);
 }
 
 static PyObject *
@@ -389,8 +391,11 @@ array_std(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
 PyMethodDef methods_table[] = {
     {"to_host", (PyCFunction)(void (*)(void))array_to_host,
      METH_VARARGS | METH_KEYWORDS,
-     "to_host($self, /, out=None)\n--\n\nCopy to host memory: a numpy.ndarray (a "
-     "memoryview without NumPy), or into the writable buffer `out`."},
+     "to_host($self, /, out=None, *, blocking=True)\n--\n\nCopy to host memory: "
+     "a numpy.ndarray (a memoryview without NumPy), or into the writable "
+     "buffer `out`.  blocking=False queues the copy on the current stream "
+     "and returns `out` at once; `out` must then be page-locked "
+     "(devarray.empty_pinned())."},
     {"tolist", (PyCFunction)array_tolist, METH_NOARGS,
      "tolist($self, /)\n--\n\nThe values as nested Python lists."},
     {"item", (PyCFunction)array_item, METH_NOARGS,

@@ -39,6 +39,8 @@
 #include "streamobject.h"
 #include "eventobject.h"
 #include "graphobject.h"
+/* pinned host memory and asynchronous transfers */
+#include "pinned.h"
 
 static PyObject *
 module_sum(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
@@ -135,6 +137,8 @@ PyInit__core(void)
         /* streams, events and graphs */
         streamobject_module_init(module) < 0 || eventobject_module_init(module) < 0 ||
         graphobject_module_init(module) < 0 ||
+        /* pinned host memory and asynchronous transfers */
+        pinned_module_init(module) < 0 ||
         module_add_all(module) < 0) {
         Py_DECREF(module);
         return NULL;

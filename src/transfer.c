@@ -5,14 +5,21 @@
  * events, allocated on first use and kept for the process), the lock that
  * serialises its users, and the helper threads that split large host
  * copies.  All are global, like the CUDA context they serve; a forked child
- * forgets them (staging_forget_in_child).
+ * forgets them (staging_forget_in_child).  Host blocks from
+ * transfer_host_alloc belong to the caller, who gives them back with
+ * transfer_host_free.
+ *
+ * Streams: every copy is queued on stream_current(), asked once per call
+ * with the GIL held and passed down to the code that runs without it.
  */
 #include "transfer.h"
 
 #include "cuda_error.h"
 #include "pythread.h"
 #include "device.h"
+#include "stream.h"
 
+#include <stdlib.h>
 #include <string.h>
 #ifdef DEVARRAY_HAVE_CUDA
 #include <pthread.h>
@@ -277,7 +284,7 @@ staging_init(void)
 /* Device -> host through the ring: up to STAGING_SLOTS chunks in flight
    while the oldest is copied out.  Runs without the GIL. */
 static cudaError_t
-staged_device_to_host(char *dst, const char *src, size_t nbytes)
+staged_device_to_host(char *dst, const char *src, size_t nbytes, cudaStream_t stream)
 {
     size_t nchunks = (nbytes + STAGING_CHUNK - 1) / STAGING_CHUNK;
     size_t issued = 0, done = 0;
@@ -288,9 +295,9 @@ staged_device_to_host(char *dst, const char *src, size_t nbytes)
             size_t len = nbytes - offset < STAGING_CHUNK ? nbytes - offset : STAGING_CHUNK;
             int slot = (int)(issued % STAGING_SLOTS);
             err = cudaMemcpyAsync(staging_slots[slot], src + offset, len,
-                                  cudaMemcpyDeviceToHost, 0);
+                                  cudaMemcpyDeviceToHost, stream);
             if (err == cudaSuccess) {
-                err = cudaEventRecord(staging_events[slot], 0);
+                err = cudaEventRecord(staging_events[slot], stream);
             }
             if (err != cudaSuccess) {
                 return err;
@@ -315,7 +322,7 @@ staged_device_to_host(char *dst, const char *src, size_t nbytes)
    the last DMAs may still run, ordered before later work on the stream, and
    the next user of a slot waits for its event.  Runs without the GIL. */
 static cudaError_t
-staged_host_to_device(char *dst, const char *src, size_t nbytes)
+staged_host_to_device(char *dst, const char *src, size_t nbytes, cudaStream_t stream)
 {
     size_t offset;
     cudaError_t err = cudaSuccess;
@@ -329,9 +336,9 @@ staged_host_to_device(char *dst, const char *src, size_t nbytes)
         }
         staging_memcpy(staging_slots[slot], src + offset, len);
         err = cudaMemcpyAsync(dst + offset, staging_slots[slot], len,
-                              cudaMemcpyHostToDevice, 0);
+                              cudaMemcpyHostToDevice, stream);
         if (err == cudaSuccess) {
-            err = cudaEventRecord(staging_events[slot], 0);
+            err = cudaEventRecord(staging_events[slot], stream);
         }
         if (err != cudaSuccess) {
             return err;
@@ -341,33 +348,81 @@ staged_host_to_device(char *dst, const char *src, size_t nbytes)
     return err;
 }
 
+/* Whether CUDA knows the nbytes (> 0) at ptr as page-locked host memory
+   (cudaHostAlloc or cudaHostRegister), asking about both ends: a
+   registration may cover only part of a buffer.  A pointer CUDA does not
+   know is not an error here, only a "no": older drivers report it as
+   cudaErrorInvalidValue, which is cleared so that no later
+   cudaGetLastError sees it. */
+static int
+cuda_is_page_locked_at(const void *ptr)
+{
+    struct cudaPointerAttributes attributes;
+    cudaError_t err = cudaPointerGetAttributes(&attributes, ptr);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return attributes.type == cudaMemoryTypeHost;
+}
+
+static int
+cuda_is_page_locked(const void *ptr, size_t nbytes)
+{
+    return cuda_is_page_locked_at(ptr) &&
+           cuda_is_page_locked_at((const char *)ptr + nbytes - 1);
+}
+
+/* Below STAGING_THRESHOLD, and from or into page-locked memory (which the
+   DMA reaches directly, faster than through the ring): the driver's own
+   path.  A pageable source is copied out before cudaMemcpyAsync returns and
+   a pageable destination is filled by then, but page-locked memory would
+   still be in flight, so the stream is waited for either way (what
+   cudaMemcpy did on the legacy stream; PyTorch's .item() does the same).
+   Runs without the GIL. */
+static cudaError_t
+cuda_copy_direct(void *dst, const void *src, size_t nbytes, int kind,
+                 cudaStream_t stream)
+{
+    cudaError_t err = cudaMemcpyAsync(dst, src, nbytes,
+                                      kind == DA_COPY_H2D ? cudaMemcpyHostToDevice
+                                                          : cudaMemcpyDeviceToHost,
+                                      stream);
+    return err == cudaSuccess ? cudaStreamSynchronize(stream) : err;
+}
+
 static int
 cuda_copy(void *dst, const void *src, size_t nbytes, int kind)
 {
     cudaError_t err;
+    /* asked with the GIL held: the current stream is the calling thread's */
+    cudaStream_t stream = stream_current();
     if (kind == DA_COPY_D2D) {
-        err = cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, 0);
+        err = cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, stream);
         return err == cudaSuccess ? 0 : cuda_error_raise(err, "cudaMemcpyAsync");
     }
-    if (nbytes < STAGING_THRESHOLD) {
+    if (stream_check_sync("a copy between the device and host memory") < 0) {
+        return -1;
+    }
+    if (nbytes < STAGING_THRESHOLD ||
+        cuda_is_page_locked(kind == DA_COPY_H2D ? src : dst, nbytes)) {
         Py_BEGIN_ALLOW_THREADS
-        err = cudaMemcpy(dst, src, nbytes,
-                         kind == DA_COPY_H2D ? cudaMemcpyHostToDevice
-                                             : cudaMemcpyDeviceToHost);
+        err = cuda_copy_direct(dst, src, nbytes, kind, stream);
         Py_END_ALLOW_THREADS
-        return err == cudaSuccess ? 0 : cuda_error_raise(err, "cudaMemcpy");
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "cudaMemcpyAsync");
     }
     if (staging_init() < 0) {
         return -1;
     }
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(staging_lock, WAIT_LOCK);
-    err = kind == DA_COPY_H2D ? staged_host_to_device(dst, src, nbytes)
-                              : staged_device_to_host(dst, src, nbytes);
+    err = kind == DA_COPY_H2D ? staged_host_to_device(dst, src, nbytes, stream)
+                              : staged_device_to_host(dst, src, nbytes, stream);
     PyThread_release_lock(staging_lock);
     Py_END_ALLOW_THREADS
     return err == cudaSuccess ? 0 : cuda_error_raise(err, "staged cudaMemcpyAsync");
 }
+
 #endif /* DEVARRAY_HAVE_CUDA */
 
 int
@@ -396,12 +451,121 @@ transfer_memset_zero(int backend, void *dst, size_t nbytes)
     }
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        cudaError_t err = cudaMemsetAsync(dst, 0, nbytes, 0);
+        cudaError_t err = cudaMemsetAsync(dst, 0, nbytes, stream_current());
         return err == cudaSuccess ? 0 : cuda_error_raise(err, "cudaMemsetAsync");
     }
 #else
     (void)backend;
 #endif
     memset(dst, 0, nbytes);
+    return 0;
+}
+
+/* ---- page-locked host memory and asynchronous copies ---------------------- */
+
+/* Plain host buffers start on a cache line: enough for every dtype and for
+   vector loads. */
+#define TRANSFER_HOST_ALIGNMENT ((size_t)64)
+
+int
+transfer_copy_async(int backend, void *dst, const void *src, size_t nbytes, int kind)
+{
+    if (nbytes == 0) {
+        return 0;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = cudaMemcpyAsync(
+                dst, src, nbytes,
+                kind == DA_COPY_H2D   ? cudaMemcpyHostToDevice
+                : kind == DA_COPY_D2H ? cudaMemcpyDeviceToHost
+                                      : cudaMemcpyDeviceToDevice,
+                stream_current());
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "cudaMemcpyAsync");
+    }
+#else
+    (void)backend;
+    (void)kind;
+#endif
+    memmove(dst, src, nbytes);
+    return 0;
+}
+
+int
+transfer_is_page_locked(const void *ptr, size_t nbytes)
+{
+    if (nbytes == 0) {
+        return 0;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    return device_cuda_available() && cuda_is_page_locked(ptr, nbytes);
+#else
+    (void)ptr;
+    return 0;
+#endif
+}
+
+void *
+transfer_host_alloc(size_t nbytes, int page_locked)
+{
+    void *ptr = NULL;
+    /* one byte for an empty buffer: a valid, distinct address */
+    size_t size = nbytes > 0 ? nbytes : 1;
+#ifdef DEVARRAY_HAVE_CUDA
+    if (page_locked) {
+        cudaError_t err;
+        /* pinning touches every page: seconds for gigabytes */
+        Py_BEGIN_ALLOW_THREADS
+        err = cudaHostAlloc(&ptr, size, cudaHostAllocPortable);
+        Py_END_ALLOW_THREADS
+        if (err == cudaErrorMemoryAllocation) {
+            /* not sticky; MemoryError, as the pool says for device memory */
+            (void)cudaGetLastError();
+            PyErr_Format(PyExc_MemoryError,
+                         "could not allocate %zu bytes of page-locked host memory",
+                         size);
+            return NULL;
+        }
+        if (err != cudaSuccess) {
+            cuda_error_raise(err, "cudaHostAlloc");
+            return NULL;
+        }
+        return ptr;
+    }
+#else
+    (void)page_locked;
+#endif
+    /* aligned_alloc wants a multiple of the alignment */
+    size = (size + TRANSFER_HOST_ALIGNMENT - 1) & ~(size_t)(TRANSFER_HOST_ALIGNMENT - 1);
+    ptr = size >= nbytes ? aligned_alloc(TRANSFER_HOST_ALIGNMENT, size) : NULL;
+    if (ptr == NULL) {
+        PyErr_Format(PyExc_MemoryError, "could not allocate %zu bytes of host memory",
+                     nbytes);
+    }
+    return ptr;
+}
+
+int
+transfer_host_free(void *ptr, int page_locked)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (page_locked) {
+        cudaError_t err;
+        /* cudaFreeHost waits for the device: an asynchronous copy from or
+           into this memory that is still queued completes first, which is
+           what keeps a pinned buffer alive for its copies */
+        Py_BEGIN_ALLOW_THREADS
+        err = cudaFreeHost(ptr);
+        Py_END_ALLOW_THREADS
+        /* at exit the runtime may go first, and the memory with it */
+        if (err == cudaSuccess || err == cudaErrorCudartUnloading) {
+            return 0;
+        }
+        return cuda_error_raise(err, "cudaFreeHost");
+    }
+#else
+    (void)page_locked;
+#endif
+    free(ptr);
     return 0;
 }
