@@ -566,6 +566,21 @@ def part2_rows(bench, rng, log2n, matmul_n, libs, targets=True):
     return rows
 
 
+def readback_floor(bench):
+    """What a 0-d read-back cannot beat: one kernel, then cudaMemcpy of 4
+    bytes into host memory, through CuPy's thin runtime binding."""
+    if bench.cupy is None:
+        return lambda a: None
+    host = np.zeros(1, np.float32)
+    runtime = bench.cupy.cuda.runtime
+
+    def floor(a):
+        b = a + a
+        runtime.memcpy(host.ctypes.data, b.data.ptr, 4, runtime.memcpyDeviceToHost)
+
+    return floor
+
+
 def numba_device_array(x):
     """x on the device as a numba.cuda array (the foreign producer of the
     import row), or None when Numba is missing: the row then records errors."""
@@ -607,9 +622,22 @@ def gpu_rows(bench, log2n):
         {lib: lambda a: a.sum() for lib in libs}, x))
     rows.append(bench.small_row(new_row(
         "small-item", "host overhead: float(a.sum()) (torch: .item())", small, "float32",
-        libs, target=[["peer", "torch", 1.0, "<= PyTorch"]]),
+        libs, target=[["peer", "torch", 0.9, "<= 0.9x PyTorch"]]),
         {"devarray": lambda a: float(a.sum()), "cupy": lambda a: float(a.sum()),
          "torch": lambda a: a.sum().item()}, x))
+    rows.append(bench.small_row(new_row(
+        "small-item-method", "host overhead: a.sum().item()", small, "float32",
+        libs, target=[["peer", "torch", 0.9, "<= 0.9x PyTorch"]]),
+        {lib: lambda a: a.sum().item() for lib in libs}, x))
+    rows.append(bench.small_row(new_row(
+        "small-any", "host overhead: bool(a.any()) (torch: .any().item())", small, "float32",
+        libs, target=[["peer", "torch", 0.9, "<= 0.9x PyTorch"]]),
+        {"devarray": lambda a: bool(devarray.any(a)), "cupy": lambda a: bool(a.any()),
+         "torch": lambda a: a.any().item()}, x))
+    rows.append(bench.small_row(new_row(
+        "readback-floor", "the floor: a + a, then a 4-byte cudaMemcpy to the host "
+        "(CuPy's runtime binding)", small, "float32", ("cupy",)),
+        {"cupy": readback_floor(bench)}, x))
     rows.append(bench.small_row(new_row(
         "small-upload", "host overhead: to_device(numpy) (cupy.asarray, torch .to)",
         small, "float32", libs, target=[["peer", "cupy", 0.75, "<= 0.75x CuPy"]]),
