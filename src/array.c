@@ -112,6 +112,26 @@ array_new(int backend, int typenum, int ndim, const int64_t *shape)
 }
 
 DeviceArrayObject *
+array_new_ordered(int backend, int typenum, int ndim, const int64_t *shape,
+                  const int *order)
+{
+    DeviceArrayObject *a = array_new(backend, typenum, ndim, shape);
+    int64_t stride;
+    int i;
+
+    if (a == NULL || order == NULL) {
+        return a;
+    }
+    /* the same rule as array_set_c_strides, axis by axis in `order` */
+    stride = DA_ITEMSIZE(a);
+    for (i = ndim - 1; i >= 0; i--) {
+        DA_STRIDES(a)[order[i]] = stride;
+        stride *= DA_SHAPE(a)[order[i]] > 0 ? DA_SHAPE(a)[order[i]] : 1;
+    }
+    return a;
+}
+
+DeviceArrayObject *
 array_new_view(int backend, int device, int typenum, int ndim,
                const int64_t *shape, const int64_t *strides, char *data,
                PyObject *base, int flags)

@@ -62,6 +62,13 @@ int64_t array_shape_size(int ndim, const int64_t *shape, int itemsize);
 DeviceArrayObject *array_new(int backend, int typenum, int ndim,
                              const int64_t *shape);
 
+/* A new array owning fresh, uninitialised memory laid out densely in the
+   axis order `order` (order[0] the slowest axis, order[ndim - 1] the
+   fastest; a permutation of 0..ndim-1): the identity is C order, the
+   reversal F order.  order NULL is array_new. */
+DeviceArrayObject *array_new_ordered(int backend, int typenum, int ndim,
+                                     const int64_t *shape, const int *order);
+
 /* A new array over memory kept alive by `base` (a new reference is taken);
    strides NULL means C-contiguous. */
 DeviceArrayObject *array_new_view(int backend, int device, int typenum,

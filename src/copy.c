@@ -1,7 +1,7 @@
 /*
- * Copies and casts of whole arrays: a cast on the array's backend, a
- * C-contiguous version of an array, and a move to another backend through
- * host memory.  Built on the elementwise machinery (elementwise.c) and the
+ * Copies and casts of whole arrays: a cast on the array's backend (C order,
+ * or the layout NumPy's order letter asks for), a C-contiguous version of
+ * an array, and a move to another backend through host memory.  Built on the elementwise machinery (elementwise.c) and the
  * transfers of backend.c.
  */
 #include "copy.h"
@@ -39,6 +39,45 @@ copy_cast(DeviceArrayObject *a, int typenum)
         Py_CLEAR(result);
     }
     return result;
+}
+
+DeviceArrayObject *
+copy_cast_order(DeviceArrayObject *a, int typenum, char letter)
+{
+    int order[DA_MAXDIMS];
+    DeviceArrayObject *result;
+
+    elementwise_copy_order(a, letter, order);
+    result = array_new_ordered(a->backend, typenum, a->ndim, DA_SHAPE(a), order);
+    if (result != NULL && elementwise_copy(result, a) < 0) {
+        Py_CLEAR(result);
+    }
+    return result;
+}
+
+int
+copy_order_converter(PyObject *obj, void *letter)
+{
+    const char *text;
+
+    if (obj == Py_None) {
+        return 1; /* NumPy's None: the caller's default */
+    }
+    if (!PyUnicode_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "order must be str, not %.200s", Py_TYPE(obj)->tp_name);
+        return 0;
+    }
+    text = PyUnicode_AsUTF8(obj);
+    if (text == NULL) {
+        return 0;
+    }
+    if (text[0] == '\0' || text[1] != '\0' || strchr("CFAKcfak", text[0]) == NULL) {
+        PyErr_Format(PyExc_ValueError, "order must be one of 'C', 'F', 'A', or 'K' (got %R)",
+                     obj);
+        return 0;
+    }
+    *(char *)letter = (char)(text[0] >= 'a' ? text[0] - 'a' + 'A' : text[0]);
+    return 1;
 }
 
 PyObject *

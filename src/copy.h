@@ -10,6 +10,15 @@
 /* A new C-contiguous array with a's values cast to typenum. */
 DeviceArrayObject *copy_cast(DeviceArrayObject *a, int typenum);
 
+/* A new array with a's values cast to typenum, laid out by NumPy's order
+   letter ('C', 'F', 'A' or 'K': elementwise_copy_order). */
+DeviceArrayObject *copy_cast_order(DeviceArrayObject *a, int typenum, char letter);
+
+/* PyArg converter of NumPy's `order` argument into a char ('C', 'F', 'A'
+   or 'K', either case accepted; None leaves the char as it was): 1, or 0
+   with TypeError/ValueError. */
+int copy_order_converter(PyObject *obj, void *letter);
+
 /* A C-contiguous array with a's values cast to typenum: a itself (new
    reference) when it already is one of that dtype. */
 DeviceArrayObject *copy_contiguous_as(DeviceArrayObject *a, int typenum);

@@ -345,7 +345,7 @@ dtypefuncs_astype(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
         if (!copy && typenum == x->typenum) {
             return Py_NewRef((PyObject *)x);
         }
-        return (PyObject *)copy_cast(x, typenum);
+        return (PyObject *)copy_cast_order(x, typenum, 'K');
     }
     return copy_to_backend(x, typenum, place.backend);
 }

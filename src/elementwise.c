@@ -148,6 +148,189 @@ elementwise_run(int op, int cls, DeviceArrayObject *out, int nin,
     return backend_elementwise(out->backend, op, cls, &e);
 }
 
+/* ---- result layout ------------------------------------------------------- */
+
+/* Stride of `in` (aligned to the trailing axes of an ndim-dimensional
+   result) along result axis `axis`, 0 where it does not vote. */
+static int64_t
+elementwise_voting_stride(const DeviceArrayObject *in, int ndim, int axis)
+{
+    int j = axis - (ndim - in->ndim);
+    int64_t stride;
+
+    if (j < 0 || DA_SHAPE(in)[j] == 1) {
+        return 0;
+    }
+    stride = DA_STRIDES(in)[j];
+    return stride < 0 ? -stride : stride;
+}
+
+void
+elementwise_iter_order(int ndim, int nin, DeviceArrayObject *const *ins, int *order)
+{
+    int fast[DA_MAXDIMS]; /* axes, fastest first: a stable insertion sort */
+    int i, j, k;
+
+    for (i = 0; i < ndim; i++) {
+        fast[i] = ndim - 1 - i;
+    }
+    for (i = 1; i < ndim; i++) {
+        const int axis = fast[i];
+        int pos = i;
+        for (j = i - 1; j >= 0; j--) {
+            int decided = 0, move = 0;
+            for (k = 0; k < nin; k++) {
+                int64_t s_new, s_old;
+                if (ins[k] == NULL) {
+                    continue;
+                }
+                s_new = elementwise_voting_stride(ins[k], ndim, axis);
+                s_old = elementwise_voting_stride(ins[k], ndim, fast[j]);
+                if (s_new == 0 || s_old == 0) {
+                    continue;
+                }
+                /* any input content with the current order keeps it: on
+                   disagreement C order wins */
+                if (s_old <= s_new) {
+                    move = 0;
+                }
+                else if (!decided) {
+                    move = 1;
+                }
+                decided = 1;
+            }
+            if (!decided) {
+                continue;
+            }
+            if (!move) {
+                break;
+            }
+            pos = j;
+        }
+        for (j = i; j > pos; j--) {
+            fast[j] = fast[j - 1];
+        }
+        fast[pos] = axis;
+    }
+    for (i = 0; i < ndim; i++) {
+        order[i] = fast[ndim - 1 - i];
+    }
+}
+
+/* Whether a is dense in F order (extent-1 axes free, as NumPy's flag). */
+static int
+elementwise_is_f_contiguous(const DeviceArrayObject *a)
+{
+    int64_t expected = DA_ITEMSIZE(a);
+    int i;
+
+    if (a->size == 0) {
+        return 1;
+    }
+    for (i = 0; i < a->ndim; i++) {
+        if (DA_SHAPE(a)[i] != 1) {
+            if (DA_STRIDES(a)[i] != expected) {
+                return 0;
+            }
+            expected *= DA_SHAPE(a)[i];
+        }
+    }
+    return 1;
+}
+
+/* NumPy's contiguity flags of a: 1 C, 2 F, 3 both, 0 neither. */
+static int
+elementwise_contiguity(const DeviceArrayObject *a)
+{
+    return (array_is_c_contiguous(a) ? 1 : 0) | (elementwise_is_f_contiguous(a) ? 2 : 0);
+}
+
+void
+elementwise_result_order(int ndim, int nin, DeviceArrayObject *const *ins, int *order)
+{
+    /* NumPy's ufuncs skip the iterator when no array broadcasts and every
+       N-d one has the same contiguity flags (then F only gives F order,
+       anything else C), which places extent-1 axes unlike the sort */
+    int flags = -1, first = -1, i, k;
+
+    for (k = 0; k < nin; k++) {
+        const DeviceArrayObject *in = ins[k];
+        if (in == NULL || in->ndim == 0) {
+            continue;
+        }
+        if (first < 0) {
+            first = k;
+        }
+        else if (in->ndim != ins[first]->ndim ||
+                 memcmp(DA_SHAPE(in), DA_SHAPE(ins[first]),
+                        sizeof(int64_t) * (size_t)in->ndim) != 0) {
+            break;
+        }
+        if (in->ndim > 1) {
+            const int f = elementwise_contiguity(in);
+            if (f == 0 || (flags >= 0 && f != flags)) {
+                break;
+            }
+            flags = f;
+        }
+    }
+    if (k < nin) {
+        elementwise_iter_order(ndim, nin, ins, order);
+        return;
+    }
+    for (i = 0; i < ndim; i++) {
+        order[i] = flags == 2 ? ndim - 1 - i : i;
+    }
+}
+
+DeviceArrayObject *
+elementwise_new_result(int backend, int typenum, int ndim, const int64_t *shape,
+                       int nin, DeviceArrayObject *const *ins)
+{
+    int order[DA_MAXDIMS];
+
+    elementwise_result_order(ndim, nin, ins, order);
+    return array_new_ordered(backend, typenum, ndim, shape, order);
+}
+
+void
+elementwise_copy_order(const DeviceArrayObject *a, char letter, int *order)
+{
+    const int ndim = a->ndim;
+    int i, j;
+
+    for (i = 0; i < ndim; i++) {
+        order[i] = i;
+    }
+    if (letter == 'C' || (letter != 'F' && array_is_c_contiguous(a))) {
+        return;
+    }
+    if (letter == 'F' || elementwise_is_f_contiguous(a)) {
+        for (i = 0; i < ndim; i++) {
+            order[i] = ndim - 1 - i;
+        }
+        return;
+    }
+    if (letter == 'A') {
+        return;
+    }
+    /* stable insertion sort by absolute stride, largest first */
+    for (i = 1; i < ndim; i++) {
+        const int axis = order[i];
+        const int64_t s = DA_STRIDES(a)[axis] < 0 ? -DA_STRIDES(a)[axis] : DA_STRIDES(a)[axis];
+        for (j = i; j > 0; j--) {
+            const int64_t prev = DA_STRIDES(a)[order[j - 1]];
+            if ((prev < 0 ? -prev : prev) >= s) {
+                break;
+            }
+            order[j] = order[j - 1];
+        }
+        order[j] = axis;
+    }
+}
+
+/* ---- casts ---------------------------------------------------------------- */
+
 int
 elementwise_cast_class(int from, int to)
 {

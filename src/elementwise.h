@@ -21,6 +21,33 @@ int elementwise_broadcast(const DeviceArrayObject *a, const DeviceArrayObject *b
    ndim, 0 when the problem is a single element. */
 int elementwise_collapse(int ndim, int64_t *shape, int nops, int64_t *const *strides);
 
+/* NumPy's K order of an nditer over `ins` (nin arrays, NULL entries for
+   scalars, each broadcast to an ndim-dimensional result), where's layout:
+   the axes sorted by the inputs' strides as nditer sorts them, into
+   order[ndim] (slowest first, for array_new_ordered).  An input votes on
+   a pair of axes only where both have extent > 1 in it (broadcast and
+   extent-1 axes do not vote), by absolute stride; where inputs disagree,
+   C order wins.  All C-contiguous inputs give the identity. */
+void elementwise_iter_order(int ndim, int nin, DeviceArrayObject *const *ins, int *order);
+
+/* The layout of a ufunc's result (NumPy's ufunc rule): when no input
+   broadcasts and all N-d inputs share their contiguity (C, F or both),
+   C order, or F order for F-only inputs; else elementwise_iter_order. */
+void elementwise_result_order(int ndim, int nin, DeviceArrayObject *const *ins,
+                              int *order);
+
+/* A new ufunc result array of shape[ndim] in the order of `ins`
+   (elementwise_result_order). */
+DeviceArrayObject *elementwise_new_result(int backend, int typenum, int ndim,
+                                          const int64_t *shape, int nin,
+                                          DeviceArrayObject *const *ins);
+
+/* The axis order of a copy of `a` by NumPy's order letter: 'C', 'F', 'A'
+   (F when a is F-contiguous and not C-contiguous, else C) or 'K' (a's own:
+   C or F when a is one, else its axes by absolute stride, largest first,
+   ties in axis order), into order[a->ndim]. */
+void elementwise_copy_order(const DeviceArrayObject *a, char letter, int *order);
+
 /* out[...] = op(in0[, in1]) in compute class cls, each input either an array
    broadcast to out's shape or, where ins[i] is NULL, the scalar scalars[i]
    (already in class cls).  All arrays on out's backend; out must not

@@ -59,19 +59,33 @@ array_sum(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
 }
 
 static PyObject *
-array_copy(DeviceArrayObject *self, PyObject *Py_UNUSED(args))
+array_copy(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
 {
-    return (PyObject *)copy_cast(self, self->typenum);
+    static char *kwlist[] = {"order", NULL};
+    char order = 'C';
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:copy", kwlist, copy_order_converter,
+                                     &order)) {
+        return NULL;
+    }
+    return (PyObject *)copy_cast_order(self, self->typenum, order);
+}
+
+/* copy.copy and copy.deepcopy keep the layout, as NumPy's do. */
+static PyObject *
+array_copy_keep(DeviceArrayObject *self, PyObject *Py_UNUSED(args))
+{
+    return (PyObject *)copy_cast_order(self, self->typenum, 'K');
 }
 
 static PyObject *
 array_astype(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"dtype", "copy", NULL};
+    static char *kwlist[] = {"dtype", "copy", "order", NULL};
     int typenum, copy = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|p:astype", kwlist,
+    char order = 'K';
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|p$O&:astype", kwlist,
                                      dtypeobject_converter_optional, &typenum,
-                                     &copy)) {
+                                     &copy, copy_order_converter, &order)) {
         return NULL;
     }
     if (typenum < 0) {
@@ -82,7 +96,7 @@ array_astype(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
         Py_INCREF(self);
         return (PyObject *)self;
     }
-    return (PyObject *)copy_cast(self, typenum);
+    return (PyObject *)copy_cast_order(self, typenum, order);
 }
 
 static PyObject *
@@ -264,7 +278,7 @@ array_reduce(DeviceArrayObject *self, PyObject *Py_UNUSED(args))
 static PyObject *
 array_deepcopy(DeviceArrayObject *self, PyObject *Py_UNUSED(memo))
 {
-    return (PyObject *)copy_cast(self, self->typenum);
+    return (PyObject *)copy_cast_order(self, self->typenum, 'K');
 }
 
 static PyObject *
@@ -404,11 +418,14 @@ PyMethodDef methods_table[] = {
      METH_VARARGS | METH_KEYWORDS,
      "sum($self, /, axis=None, dtype=None, keepdims=False)\n--\n\nSum of the elements "
      "over the given axes, on the device."},
-    {"copy", (PyCFunction)array_copy, METH_NOARGS,
-     "copy($self, /)\n--\n\nA C-contiguous copy on the same backend."},
+    {"copy", (PyCFunction)(void (*)(void))array_copy, METH_VARARGS | METH_KEYWORDS,
+     "copy($self, /, order='C')\n--\n\nA copy on the same backend, laid out in "
+     "NumPy's order: 'C', 'F', 'A' (F for an F-contiguous array, else C) or 'K' "
+     "(the array's own axis order)."},
     {"astype", (PyCFunction)(void (*)(void))array_astype,
      METH_VARARGS | METH_KEYWORDS,
-     "astype($self, /, dtype, copy=True)\n--\n\nA copy cast to dtype."},
+     "astype($self, /, dtype, copy=True, *, order='K')\n--\n\nA copy cast to dtype, "
+     "laid out as copy(order=) lays it out (by default the array's own axis order)."},
     {"reshape", (PyCFunction)array_reshape, METH_VARARGS,
      "reshape($self, /, *shape)\n--\n\nA view with a new shape (a copy when no "
      "strides can express it)."},
@@ -444,7 +461,7 @@ PyMethodDef methods_table[] = {
     {"__reduce__", (PyCFunction)array_reduce, METH_NOARGS,
      "__reduce__($self, /)\n--\n\nPickle support: the elements through host "
      "memory, with the dtype, shape and backend."},
-    {"__copy__", (PyCFunction)array_copy, METH_NOARGS,
+    {"__copy__", (PyCFunction)array_copy_keep, METH_NOARGS,
      "__copy__($self, /)\n--\n\nA copy on the same backend."},
     {"__deepcopy__", (PyCFunction)array_deepcopy, METH_O,
      "__deepcopy__($self, memo, /)\n--\n\nA copy on the same backend."},

@@ -178,6 +178,7 @@ select_where(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t narg
     da_where_value values[2];
     char kinds[2] = {0, 0};
     int64_t shape[DA_MAXDIMS];
+    int order[DA_MAXDIMS];
     int k, ndim, result = -1;
 
     if (nargs != 3) {
@@ -232,6 +233,8 @@ select_where(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t narg
     if (ndim < 0) {
         return NULL;
     }
+    /* the result's layout follows the operands as given, before any cast */
+    elementwise_iter_order(ndim, 3, arrays, order);
     for (k = 1; k < 3; k++) {
         if (arrays[k] == NULL &&
             select_scalar_bytes(args[k], result, &values[k - 1]) < 0) {
@@ -250,7 +253,8 @@ select_where(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t narg
         arrays[k] = owned[k];
     }
     /* the condition's backend: every array is on it */
-    out = array_new(((DeviceArrayObject *)args[0])->backend, result, ndim, shape);
+    out = array_new_ordered(((DeviceArrayObject *)args[0])->backend, result, ndim, shape,
+                            order);
     if (out == NULL || select_run(out, arrays, values) < 0) {
         Py_CLEAR(out);
     }

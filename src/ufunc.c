@@ -363,7 +363,7 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
         Py_INCREF(out);
     }
     else {
-        out = array_new(first->backend, result, ndim, shape);
+        out = elementwise_new_result(first->backend, result, ndim, shape, nin, arrays);
         if (out == NULL) {
             return NULL;
         }
@@ -563,7 +563,10 @@ ufunc_clip(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
             return NULL;
         }
     }
-    out = array_new(x->backend, x->typenum, ndim, shape);
+    {
+        DeviceArrayObject *const voters[3] = {x, arrays[0], arrays[1]};
+        out = elementwise_new_result(x->backend, x->typenum, ndim, shape, 3, voters);
+    }
     if (out == NULL) {
         return NULL;
     }
