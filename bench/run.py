@@ -581,6 +581,33 @@ def readback_floor(bench):
     return floor
 
 
+# ---- layouts (issue 13): results in the inputs' memory order, tiled transposes ----
+
+def layout_rows(bench, rng, log2n, libs):
+    """a.T + a.T (a K-order result: a contiguous problem), a + a.T and
+    a.T.copy() (the tiled transposing route) on a square float32 matrix of
+    2^log2n elements, against the copy bandwidth and each library's own."""
+    side = 1 << (log2n // 2)
+    n = side * side
+    shape = "%d x %d" % (side, side)
+    m = random_array(rng, n, np.float32).reshape(side, side)
+    transposed_copy = {"devarray": lambda a: a.T.copy(), "cupy": lambda a: a.T.copy(),
+                       "torch": lambda a: a.T.contiguous()}
+    rows = [
+        bench.op_row(new_row(
+            "layout-TT", "a.T + a.T", shape, "float32", libs, 3 * 4 * n, True,
+            [["peer", "torch", 1.05, "<= 1.05x PyTorch"]]), lambda a: a.T + a.T, [m]),
+        bench.op_row(new_row(
+            "layout-aT", "a + a.T", shape, "float32", libs, 3 * 4 * n, True,
+            [["copy", 0.8, ">= 80% copy BW"]]), lambda a: a + a.T, [m]),
+        bench.op_row(new_row(
+            "layout-Tcopy", "a.T.copy() (torch: a.T.contiguous())", shape, "float32", libs,
+            2 * 4 * n, True, [["copy", 0.8, ">= 80% copy BW"]]), transposed_copy, [m]),
+    ]
+    del m
+    return rows
+
+
 def numba_device_array(x):
     """x on the device as a numba.cuda array (the foreign producer of the
     import row), or None when Numba is missing: the row then records errors."""
@@ -676,6 +703,7 @@ def gpu_rows(bench, log2n):
 
     rows += function_rows(bench, rng, log2n)
     rows += part2_rows(bench, rng, log2n, MATMUL_N, libs)
+    rows += layout_rows(bench, rng, log2n, libs)
 
     x = random_array(rng, TRANSFER_BYTES // 4, np.float32)
     mib = fmt_bytes(TRANSFER_BYTES)

@@ -4,7 +4,8 @@
  * Three routes, all computing through ops.h:
  *   - move (here): COPY between arrays of one dtype moves the bits
  *     (NumPy's copy: bool bytes and NaN payloads kept), cudaMemcpyAsync
- *     when both are contiguous, else a strided kernel per itemsize.  COPY
+ *     when both are contiguous, a tiled kernel per itemsize when the copy
+ *     transposes (transpose.cuh), else a strided kernel per itemsize.  COPY
  *     of a scalar into a contiguous output is a fill kernel per itemsize
  *     (the scalar is converted once, on the host, by the same
  *     da_store_<class>).
@@ -18,6 +19,9 @@
  *     element, and single elements for the head before and the tail after
  *     it.  32-bit indices; the launcher cuts problems of more than 2^30
  *     elements into chunks.
+ *   - tiled (transpose.cuh): 2-D or batched 2-D problems where an input
+ *     is dense along the output's rows (a + a.T, casts of a.T into C
+ *     order), through shared-memory tiles.  A kernel per (op, class).
  *   - strided (elementwise.cuh): everything else (other layouts, mixed
  *     dtypes, casts, outputs of another dtype).  A kernel per (op, class);
  *     each operand's dtype is switched per element by da_load_<class> (the
@@ -186,13 +190,19 @@ strided_move_kernel(const __grid_constant__ da_elementwise e)
     }
 }
 
+/* The tiled move when e transposes, else the strided one. */
 template <int Itemsize>
 static cudaError_t
 launch_strided_move(const da_elementwise *e, cudaStream_t stream)
 {
     typedef typename bits_of<Itemsize>::type S;
     unsigned int blocks;
-    cudaError_t err = grid_blocks(e->size, &blocks);
+    bool tiled;
+    cudaError_t err = launch_tiled_move<S>(e, stream, &tiled);
+    if (err != cudaSuccess || tiled) {
+        return err;
+    }
+    err = grid_blocks(e->size, &blocks);
     if (err != cudaSuccess) {
         return err;
     }

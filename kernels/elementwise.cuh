@@ -1,6 +1,6 @@
 /*
  * Internal to kernels/: the elementwise kernels (elementwise.cu has the
- * routes and the plan).  Each elementwise_<group>.cu instantiates them for
+ * routes and the plan; the transposing route is transpose.cuh).  Each elementwise_<group>.cu instantiates them for
  * its share of the compute classes through run_classes<...>(), so the op
  * table's kernels compile as several translation units in parallel;
  * elementwise.cu's da_cuda_elementwise calls the group of the class.
@@ -365,20 +365,34 @@ strided_kernel(const __grid_constant__ da_elementwise e)
     }
 }
 
+}  // namespace da
+
+/* ---- transposing route: shares load_element and store_element -------- */
+
+#include "transpose.cuh"
+
+namespace da {
+
 /* ---- one (op, class) ------------------------------------------------- */
 
-/* The contiguous kernel when the problem fits one, else the strided one. */
+/* The contiguous kernel when the problem fits one, else the tiled one when
+   it transposes, else the strided one. */
 template <int Op, int Cls>
 static cudaError_t
 launch_op(const da_elementwise *e, cudaStream_t stream)
 {
     const int typenum = contiguous_operand_typenum(Op, Cls, op_fn<Op, Cls>::result, e);
     unsigned int blocks;
+    bool tiled;
     cudaError_t err;
 
     if (typenum >= 0) {
         contiguous_typed<Op, Cls> typed = {e, stream};
         return dispatch_dtype(typenum, typed);
+    }
+    err = launch_tiled<Op, Cls>(e, stream, &tiled);
+    if (err != cudaSuccess || tiled) {
+        return err;
     }
     err = grid_blocks(e->size, &blocks);
     if (err != cudaSuccess) {

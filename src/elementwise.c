@@ -79,16 +79,56 @@ elementwise_collapse(int ndim, int64_t *shape, int nops, int64_t *const *strides
     return dst;
 }
 
-/* elementwise_collapse on e; the result has ndim >= 1 (a single element
-   becomes one dimension of 1). */
+static int64_t
+elementwise_abs(int64_t v)
+{
+    return v < 0 ? -v : v;
+}
+
+/* Reorder e's dimensions (all operands alike) so the output's strides
+   decrease: the iteration then follows the output's memory order, which
+   the result's K-order layout makes every input's too when they agree (an
+   F-ordered a.T + a.T merges into one contiguous dimension), and the
+   output's fastest axis comes last for the transposing route.  A stable
+   insertion sort: C-ordered outputs keep their order. */
+static void
+elementwise_sort_by_output(da_elementwise *e)
+{
+    da_operand *ops[3] = {&e->out, &e->in[0], &e->in[1]};
+    int i, j, k;
+
+    for (i = 1; i < e->ndim; i++) {
+        const int64_t shape = e->shape[i];
+        int64_t strides[3];
+        for (k = 0; k < 3; k++) {
+            strides[k] = ops[k]->strides[i];
+        }
+        for (j = i; j > 0 && elementwise_abs(e->out.strides[j - 1]) < elementwise_abs(strides[0]);
+             j--) {
+            e->shape[j] = e->shape[j - 1];
+            for (k = 0; k < 3; k++) {
+                ops[k]->strides[j] = ops[k]->strides[j - 1];
+            }
+        }
+        e->shape[j] = shape;
+        for (k = 0; k < 3; k++) {
+            ops[k]->strides[j] = strides[k];
+        }
+    }
+}
+
+/* elementwise_collapse on e, its dimensions in the output's order first;
+   the result has ndim >= 1 (a single element becomes one dimension of 1). */
 static void
 collapse_dims(da_elementwise *e)
 {
     da_operand *ops[3] = {&e->out, &e->in[0], &e->in[1]};
     int64_t *strides[3] = {e->out.strides, e->in[0].strides, e->in[1].strides};
     int nops = 1 + e->nin;
-    int dst = elementwise_collapse(e->ndim, e->shape, nops, strides);
-    int k;
+    int dst, k;
+
+    elementwise_sort_by_output(e);
+    dst = elementwise_collapse(e->ndim, e->shape, nops, strides);
 
     if (dst == 0) {
         /* one element: strides of an extent-1 dimension are free, so give
@@ -156,13 +196,11 @@ static int64_t
 elementwise_voting_stride(const DeviceArrayObject *in, int ndim, int axis)
 {
     int j = axis - (ndim - in->ndim);
-    int64_t stride;
 
     if (j < 0 || DA_SHAPE(in)[j] == 1) {
         return 0;
     }
-    stride = DA_STRIDES(in)[j];
-    return stride < 0 ? -stride : stride;
+    return elementwise_abs(DA_STRIDES(in)[j]);
 }
 
 void
@@ -317,10 +355,9 @@ elementwise_copy_order(const DeviceArrayObject *a, char letter, int *order)
     /* stable insertion sort by absolute stride, largest first */
     for (i = 1; i < ndim; i++) {
         const int axis = order[i];
-        const int64_t s = DA_STRIDES(a)[axis] < 0 ? -DA_STRIDES(a)[axis] : DA_STRIDES(a)[axis];
+        const int64_t s = elementwise_abs(DA_STRIDES(a)[axis]);
         for (j = i; j > 0; j--) {
-            const int64_t prev = DA_STRIDES(a)[order[j - 1]];
-            if ((prev < 0 ? -prev : prev) >= s) {
+            if (elementwise_abs(DA_STRIDES(a)[order[j - 1]]) >= s) {
                 break;
             }
             order[j] = order[j - 1];

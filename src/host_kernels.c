@@ -14,7 +14,9 @@
  *     loop and the outer ones advance like an odometer, carrying byte
  *     offsets (no division per element).
  * COPY between arrays of one dtype moves bits instead (memcpy, or per
- * element by itemsize), like the CUDA move route.
+ * element by itemsize), like the CUDA move route.  Problems that transpose
+ * (kernels/transpose.h) run either loop over blocks of DA_TILE x DA_TILE,
+ * the twin of the CUDA tiles.
  * Reductions are in host_reduce.c.
  */
 #include <stddef.h>
@@ -22,6 +24,7 @@
 #include <string.h>
 
 #include "../kernels/launch.h"
+#include "../kernels/transpose.h"
 
 /* The da_scalar member of each class, by its name in dtypes.h. */
 #define HOST_SCALAR_bool b
@@ -252,6 +255,51 @@ move(const da_elementwise *e)
     }
 }
 
+/* ---- the transposing route ------------------------------------------------ */
+
+/* e (da_tile_route) as DA_TILE x DA_TILE blocks of its rows and columns,
+   each run by `loop` (batch dimension whole): the blocked loops keep both
+   the transposed inputs' rows and the output's columns in cache, as the
+   CUDA tiles keep them coalesced.  Element for element the same work. */
+static void
+host_tiled(const da_elementwise *e, void (*loop)(const da_elementwise *))
+{
+    const int rd = e->ndim - 2, cd = e->ndim - 1;
+    const int64_t rows = e->shape[rd], cols = e->shape[cd];
+    da_elementwise block = *e;
+    da_operand *ops[3] = {&block.out, &block.in[0], &block.in[1]};
+    const da_operand *from[3] = {&e->out, &e->in[0], &e->in[1]};
+    int64_t r0, c0;
+    int k;
+
+    for (r0 = 0; r0 < rows; r0 += DA_TILE) {
+        for (c0 = 0; c0 < cols; c0 += DA_TILE) {
+            block.shape[rd] = rows - r0 < DA_TILE ? rows - r0 : DA_TILE;
+            block.shape[cd] = cols - c0 < DA_TILE ? cols - c0 : DA_TILE;
+            block.size = e->size / rows / cols * block.shape[rd] * block.shape[cd];
+            for (k = 0; k < 3; k++) {
+                if (from[k]->data != NULL) {
+                    ops[k]->data = from[k]->data + r0 * from[k]->strides[rd] +
+                                   c0 * from[k]->strides[cd];
+                }
+            }
+            loop(&block);
+        }
+    }
+}
+
+/* loop(e), blocked when e transposes. */
+static void
+host_run(const da_elementwise *e, void (*loop)(const da_elementwise *))
+{
+    if (da_tile_route(e)) {
+        host_tiled(e, loop);
+    }
+    else {
+        loop(e);
+    }
+}
+
 /* ---- elementwise entry point ------------------------------------------ */
 
 /* Whether every array operand is contiguous and of the output's dtype, and
@@ -295,7 +343,7 @@ da_host_elementwise(int op, int cls, const da_elementwise *e)
         return 0;
     }
     if (op == DA_OP_COPY && e->in[0].data != NULL && e->in[0].typenum == e->out.typenum) {
-        move(e);
+        host_run(e, move);
         return 0;
     }
     contiguous = is_contiguous_problem(cls, e);
@@ -306,7 +354,7 @@ da_host_elementwise(int op, int cls, const da_elementwise *e)
                 contiguous_##FN(e);                       \
             }                                             \
             else {                                        \
-                strided_##FN(e);                          \
+                host_run(e, strided_##FN);                \
             }                                             \
             return 0;
         DA_FOR_EACH_KERNEL(HOST_CASE)
