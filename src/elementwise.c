@@ -85,34 +85,27 @@ elementwise_abs(int64_t v)
     return v < 0 ? -v : v;
 }
 
-/* Reorder e's dimensions (all operands alike) so the output's strides
-   decrease: the iteration then follows the output's memory order, which
-   the result's K-order layout makes every input's too when they agree (an
-   F-ordered a.T + a.T merges into one contiguous dimension), and the
-   output's fastest axis comes last for the transposing route.  A stable
-   insertion sort: C-ordered outputs keep their order. */
-static void
-elementwise_sort_by_output(da_elementwise *e)
+void
+elementwise_order_dims(int ndim, int64_t *shape, int nops, int64_t *const *strides)
 {
-    da_operand *ops[3] = {&e->out, &e->in[0], &e->in[1]};
     int i, j, k;
 
-    for (i = 1; i < e->ndim; i++) {
-        const int64_t shape = e->shape[i];
-        int64_t strides[3];
-        for (k = 0; k < 3; k++) {
-            strides[k] = ops[k]->strides[i];
+    for (i = 1; i < ndim; i++) {
+        const int64_t extent = shape[i];
+        int64_t moved[4];
+        for (k = 0; k < nops; k++) {
+            moved[k] = strides[k][i];
         }
-        for (j = i; j > 0 && elementwise_abs(e->out.strides[j - 1]) < elementwise_abs(strides[0]);
+        for (j = i; j > 0 && elementwise_abs(strides[0][j - 1]) < elementwise_abs(moved[0]);
              j--) {
-            e->shape[j] = e->shape[j - 1];
-            for (k = 0; k < 3; k++) {
-                ops[k]->strides[j] = ops[k]->strides[j - 1];
+            shape[j] = shape[j - 1];
+            for (k = 0; k < nops; k++) {
+                strides[k][j] = strides[k][j - 1];
             }
         }
-        e->shape[j] = shape;
-        for (k = 0; k < 3; k++) {
-            ops[k]->strides[j] = strides[k];
+        shape[j] = extent;
+        for (k = 0; k < nops; k++) {
+            strides[k][j] = moved[k];
         }
     }
 }
@@ -127,7 +120,7 @@ collapse_dims(da_elementwise *e)
     int nops = 1 + e->nin;
     int dst, k;
 
-    elementwise_sort_by_output(e);
+    elementwise_order_dims(e->ndim, e->shape, nops, strides);
     dst = elementwise_collapse(e->ndim, e->shape, nops, strides);
 
     if (dst == 0) {

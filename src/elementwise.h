@@ -48,6 +48,15 @@ DeviceArrayObject *elementwise_new_result(int backend, int typenum, int ndim,
    ties in axis order), into order[a->ndim]. */
 void elementwise_copy_order(const DeviceArrayObject *a, char letter, int *order);
 
+/* Reorder the dimensions of shape[ndim] and of the nops (<= 4) operands'
+   strides alike so that |strides[0]| (the output's) decreases: a stable
+   sort, C-ordered outputs keep their order.  Iterating in the output's
+   memory order lets elementwise_collapse merge a problem whose operands
+   agree in any layout (an F-ordered a.T + a.T becomes one contiguous
+   dimension) and brings the output's fastest axis last, where the
+   transposing route (kernels/transpose.h) expects it. */
+void elementwise_order_dims(int ndim, int64_t *shape, int nops, int64_t *const *strides);
+
 /* out[...] = op(in0[, in1]) in compute class cls, each input either an array
    broadcast to out's shape or, where ins[i] is NULL, the scalar scalars[i]
    (already in class cls).  All arrays on out's backend; out must not

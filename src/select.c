@@ -117,8 +117,11 @@ static void
 select_collapse(da_where *w)
 {
     int64_t *strides[4] = {w->strides[0], w->strides[1], w->strides[2], w->strides[3]};
-    int dst = elementwise_collapse(w->ndim, w->shape, 4, strides);
-    int k;
+    int dst, k;
+
+    /* in out's memory order: a layout all operands share merges */
+    elementwise_order_dims(w->ndim, w->shape, 4, strides);
+    dst = elementwise_collapse(w->ndim, w->shape, 4, strides);
 
     if (dst == 0) {
         /* one element: give it contiguous strides, the kernels' fast path */

@@ -166,7 +166,8 @@ def test_zero_d_and_empty(backend, rng):
         assert_like(e.T.copy(order="K"), base.T.copy(order="K"))
 
 
-@pytest.mark.parametrize("shape", [(33, 65), (64, 64), (1, 40), (40, 1), (3, 130, 67)])
+@pytest.mark.parametrize("shape", [(33, 65), (64, 64), (1, 40), (40, 1), (3, 130, 67),
+                                   (4, 40, 40)])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "complex128", "float16"])
 def test_transposing_routes(backend, rng, shape, dtype):
     """a + a.T, a.T.copy() and casts of transposed views: the tiled route
@@ -202,14 +203,39 @@ def test_transposed_views_of_views(backend, rng):
         assert_like(dv.T - dv, v.T - v)
 
 
-def test_in_place_ops_keep_their_layout(backend, rng):
-    a = random_array(rng, (8, 8), "float32")
-    d = devarray.to_device(a)
+def test_mixed_dtypes_through_the_tiles(backend, rng):
+    """Operands of other dtypes than their class's own (the tiles' generic
+    loads) and a scalar beside a transposed operand."""
+    a = random_array(rng, (48, 48), "int32")
+    b = random_array(rng, (48, 48), "float32")
+    h = random_array(rng, (48, 48), "float16")
+    da_, db, dh = (devarray.to_device(x) for x in (a, b, h))
+    with np.errstate(all="ignore"):
+        assert_like(da_ + db.T, a + b.T)
+        assert_like(db.T * da_, b.T * a)
+        assert_like(dh + dh.T, h + h.T)
+        assert_like(dh.T > db, h.T > b)
+        assert_like(devarray.where(db > 0, da_.T, 2), np.where(b > 0, a.T, 2))
+        assert_like(dh.T.astype("float64", order="C"), h.T.astype("float64", order="C"))
+
+
+@pytest.mark.parametrize("n", [8, 40])
+def test_in_place_ops_keep_their_layout(backend, rng, n):
+    a = random_array(rng, (n, n), "float32")
+    b = random_array(rng, (n, n), "float32")
+    d, e = devarray.to_device(a), devarray.to_device(b)
     t = d.T.copy(order="K")
     before = t.strides
     t += d
     assert t.strides == before
     assert_values(t, a.T + a)
+    u = d.copy()
+    u *= e.T  # a C-ordered output, a transposed input: the tiles, in place
+    assert u.strides == (4 * n, 4)
+    assert_values(u, a * b.T)
+    u += u.T  # overlapping: read from a copy first
+    expected = a * b.T
+    assert_values(u, expected + expected.T)
 
 
 def test_copy_order_misuse(backend):
