@@ -237,7 +237,10 @@ select_where(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t narg
         return NULL;
     }
     /* the result's layout follows the operands as given, before any cast */
-    elementwise_iter_order(ndim, 3, arrays, order);
+    {
+        DeviceArrayObject *const voters[3] = {arrays[0], arrays[1], arrays[2]};
+        elementwise_iter_order(ndim, 3, voters, order);
+    }
     for (k = 1; k < 3; k++) {
         if (arrays[k] == NULL &&
             select_scalar_bytes(args[k], result, &values[k - 1]) < 0) {
