@@ -246,3 +246,35 @@ def test_copy_order_misuse(backend):
         with pytest.raises(exc):
             d.astype("float64", order=bad)
     assert host(d).tolist() == [[1.0] * 3] * 2
+
+
+def test_other_layouts_downstream(backend, rng):
+    """Results that are not C-contiguous through what follows an op:
+    reshape (NumPy's no-copy rule), reductions, transfers, DLPack and CAI
+    strides, setitem, pickling."""
+    import pickle
+
+    a = random_array(rng, (6, 5, 4), "float32")
+    d = devarray.to_device(a)
+    perm = (2, 0, 1)
+    got = devarray.permute_dims(d, perm) * 2
+    expected = a.transpose(perm) * 2
+    assert got.strides == expected.strides
+    assert_values(got.reshape(-1), expected.reshape(-1))
+    assert_values(got.reshape(4, 30), expected.reshape(4, 30))
+    assert_values(got.T.reshape(-1), expected.T.reshape(-1))
+    assert_values(got.sum(axis=0), expected.sum(axis=0), rtol=1e-6)
+    assert_values(got.sum(axis=(1, 2)), expected.sum(axis=(1, 2)), rtol=1e-6)
+    assert_values(devarray.cumulative_sum(got, axis=1),
+                  np.cumsum(expected, axis=1), rtol=1e-6)
+    assert np.array_equal(got.to_host(), expected)
+    assert got.to_host().strides == np.ascontiguousarray(expected).strides
+    if backend == "host":
+        assert np.array_equal(np.from_dlpack(got), expected)
+        assert np.from_dlpack(got).strides == expected.strides
+    else:
+        assert got.__cuda_array_interface__["strides"] == expected.strides
+    got[1:3] = devarray.ones((2, 6, 5), dtype=devarray.float32)
+    expected[1:3] = 1
+    assert_values(got, expected)
+    assert_values(pickle.loads(pickle.dumps(got)), expected)
