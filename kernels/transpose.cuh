@@ -128,13 +128,14 @@ struct tile_args {
    loaded all before any is stored so that kPer loads are in flight. */
 constexpr int kPer = DA_TILE / kTileRows;
 /* Blocks of tiled_kernel resident per multiprocessor for class values of
-   `size` bytes: a full multiprocessor (2048 threads) for 4-byte classes,
-   to keep enough loads in flight (left to itself the compiler took 52-56
-   registers, half of that); half for wider ones, which would spill. */
+   `size` bytes: 6 (1536 threads, 42 registers) for 4-byte classes, to keep
+   enough loads in flight (left to itself the compiler took 52-56
+   registers, 4 blocks; at 8 blocks, 32 registers, the float32 binary ops
+   spilled); 4 for wider ones, which would spill. */
 static __host__ __device__ constexpr int
 tile_blocks_per_sm(size_t size)
 {
-    return size <= 4 ? 8 : 4;
+    return size <= 4 ? 6 : 4;
 }
 
 template <int Op, int Cls>
@@ -157,6 +158,26 @@ tiled_kernel(const __grid_constant__ da_elementwise e, const tile_args a)
         for (rt = blockIdx.y; rt < t.row_tiles; rt += gridDim.y) {
             const int64_t r0 = rt * DA_TILE;
             CT v[kPer][kNin];
+            /* the operands read in place first, so that their loads are in
+               flight with the tile's */
+#pragma unroll
+            for (int i = 0; i < kPer; i++) {
+                const int64_t r = r0 + ty + i * kTileRows, c = c0 + tx;
+#pragma unroll
+                for (int k = 0; k < kNin; k++) {
+                    if (a.transposed[k]) {
+                        continue;
+                    }
+                    if (e.in[k].data == nullptr) {
+                        v[i][k] = C::scalar(e.in[k].scalar);
+                    }
+                    else if (r < t.rows && c < t.cols) {
+                        v[i][k] = tile_load<Cls>(
+                            e.in[k].data + tile_offset(e.in[k].strides, t, b, r, c),
+                            e.in[k].typenum, a.native);
+                    }
+                }
+            }
 #pragma unroll
             for (int k = 0; k < kNin; k++) {
                 if (!a.transposed[k]) {
@@ -178,20 +199,10 @@ tiled_kernel(const __grid_constant__ da_elementwise e, const tile_args a)
             /* along the columns: thread tx writes column c0 + tx */
 #pragma unroll
             for (int i = 0; i < kPer; i++) {
-                const int j = ty + i * kTileRows;
-                const int64_t r = r0 + j, c = c0 + tx;
 #pragma unroll
                 for (int k = 0; k < kNin; k++) {
                     if (a.transposed[k]) {
-                        v[i][k] = tile[k][tx][j];
-                    }
-                    else if (e.in[k].data == nullptr) {
-                        v[i][k] = C::scalar(e.in[k].scalar);
-                    }
-                    else if (r < t.rows && c < t.cols) {
-                        v[i][k] = tile_load<Cls>(
-                            e.in[k].data + tile_offset(e.in[k].strides, t, b, r, c),
-                            e.in[k].typenum, a.native);
+                        v[i][k] = tile[k][tx][ty + i * kTileRows];
                     }
                 }
             }
