@@ -11,6 +11,7 @@
 #include "cublas.h"
 #include "cuda_error.h"
 #include "pool.h"
+#include "stream.h"
 #include "device.h"
 #include "transfer.h"
 
@@ -632,4 +633,23 @@ int
 backend_module_init(PyObject *module)
 {
     return PyModule_AddFunctions(module, backend_methods);
+}
+
+/* ---- fusion (fuse) ---- */
+
+int
+backend_fuse(int backend, const da_fuse *f)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = da_cuda_fuse(f, stream_current());
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "fused kernel");
+    }
+#else
+    (void)backend;
+#endif
+    if (da_host_fuse(f) != 0) {
+        return host_contract_error("fused program");
+    }
+    return 0;
 }

@@ -94,4 +94,10 @@ int backend_nonzero(int backend, const da_nonzero *z);
    complex64 and complex128, kernels/matmul.cu for the other dtypes. */
 int backend_matmul(int backend, int device, const da_matmul *g);
 
+/* ---- fusion (fuse) ---- */
+
+/* Run a fused program (kernels/launch.h: da_fuse) on `backend`, on the
+   current stream. */
+int backend_fuse(int backend, const da_fuse *f);
+
 #endif /* DEVARRAY_SRC_BACKEND_H_ */

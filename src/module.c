@@ -36,6 +36,7 @@
 #include "search.h"
 #include "ufunc.h"
 #include "take.h"
+#include "fuse.h"
 
 static PyObject *
 module_sum(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
@@ -129,6 +130,8 @@ PyInit__core(void)
         /* sort and sets */
         sort_module_init(module) < 0 || sets_module_init(module) < 0 ||
         statistics_module_init(module) < 0 ||
+        /* fusion */
+        fuse_module_init(module) < 0 ||
         module_add_all(module) < 0) {
         Py_DECREF(module);
         return NULL;
