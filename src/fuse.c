@@ -559,7 +559,7 @@ fuse_module_init(PyObject *module)
         return -1;
     }
     if (PyType_Ready(&FusedFunction_Type) < 0 ||
-        PyModule_AddObjectRef(module, "FusedFunction", (PyObject *)&FusedFunction_Type) < 0 ||
+        PyModule_AddObjectRef(module, "_FusedFunction", (PyObject *)&FusedFunction_Type) < 0 ||
         fuse_trace_module_init(module) < 0) {
         goto error;
     }

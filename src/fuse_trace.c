@@ -777,7 +777,7 @@ int
 fuse_trace_module_init(PyObject *module)
 {
     if (PyType_Ready(&FuseTracer_Type) < 0 ||
-        PyModule_AddObjectRef(module, "FuseTracer", (PyObject *)&FuseTracer_Type) < 0) {
+        PyModule_AddObjectRef(module, "_FuseTracer", (PyObject *)&FuseTracer_Type) < 0) {
         return -1;
     }
     ufunc_trace_hook = fuse_trace_hook;
