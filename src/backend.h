@@ -100,4 +100,8 @@ int backend_matmul(int backend, int device, const da_matmul *g);
    current stream. */
 int backend_fuse(int backend, const da_fuse *f);
 
+/* The full reduction op of f's results into the accumulator at out (see
+   kernels/launch.h: da_cuda_fuse_reduce), in one pass; CUDA only. */
+int backend_fuse_reduce(int backend, const da_fuse *f, int op, int acc_typenum, void *out);
+
 #endif /* DEVARRAY_SRC_BACKEND_H_ */

@@ -24,6 +24,8 @@
 
 #include "array.h"
 #include "backend.h"
+#include "dtype.h"
+#include "elementwise.h"
 #include "fuse_trace.h"
 #include "reduce.h"
 #include "scalar.h"
@@ -356,6 +358,84 @@ fuse_bind(const fuse_program *p, PyObject *args, da_fuse *f, int *ndim, int64_t 
     return fits;
 }
 
+/* Append to f a CONV(from, typenum, to) of its output register, in place. */
+static void
+fuse_append_conv(da_fuse *f, int from, int typenum, int to)
+{
+    da_fuse_instr *ins = &f->instrs[f->ninstrs++];
+    memset(ins, 0, sizeof(*ins));
+    ins->code = DA_FUSE_CONV;
+    ins->in[0] = ins->in[1] = ins->in[2] = ins->out = (uint8_t)f->out_reg;
+    ins->from = (uint8_t)from;
+    ins->typenum = (uint8_t)typenum;
+    ins->to = (uint8_t)to;
+}
+
+/* p's final reduction in one pass on CUDA (da_cuda_fuse_reduce), when it
+   reduces every axis of a non-empty result: 0 where it does not apply
+   (the caller runs the program, then reduce_apply); 1 with *result (NULL
+   with an exception).  The dtypes are reduce_apply's, step for step: the
+   result's, the accumulator's, and the source dtype its input is cast to
+   first (appended here as the casts elementwise_copy makes). */
+static int
+fuse_reduce_in_one_pass(const fuse_program *p, da_fuse *f, int backend, int ndim,
+                        PyObject **result)
+{
+    const int op = p->reduce_op, d = f->out_typenum;
+    int reduced[DA_MAXDIMS], k, result_type, acc_type, source_type, via;
+    int64_t shape[DA_MAXDIMS];
+    DeviceArrayObject *acc = NULL, *out = NULL;
+
+    if (backend != DA_BACKEND_CUDA || f->size == 0 || f->ninstrs + 2 > DA_FUSE_MAXINSTRS) {
+        return 0;
+    }
+    if (reduce_parse_axes(p->reduce_axis, ndim, reduced) < 0) {
+        *result = NULL;
+        return 1;
+    }
+    for (k = 0; k < ndim; k++) {
+        if (!reduced[k]) {
+            return 0;
+        }
+        shape[k] = 1;
+    }
+    result_type = op == DA_REDUCE_MAX || op == DA_REDUCE_MIN ? d
+                  : p->reduce_typenum >= 0                  ? p->reduce_typenum
+                                                            : dtype_sum_result(d);
+    acc_type = da_reduce_accumulator(op, result_type);
+    source_type = d;
+    if (da_reduce_accumulator(op, d) != acc_type ||
+        (result_type == DA_BOOL && d != DA_BOOL) ||
+        (result_type == DA_FLOAT16 && d != DA_FLOAT16)) {
+        source_type = result_type;
+    }
+    if (source_type != d) {
+        via = elementwise_cast_class(d, source_type);
+        if (via != (int)da_class_of(d)) {
+            fuse_append_conv(f, da_class_of(d), d, via);
+        }
+        fuse_append_conv(f, via, source_type, da_class_of(source_type));
+        f->out_typenum = source_type;
+    }
+    *result = NULL;
+    acc = array_new(backend, acc_type, p->reduce_keepdims ? ndim : 0, shape);
+    if (acc == NULL || backend_fuse_reduce(backend, f, op, acc_type, acc->data) < 0) {
+        goto done;
+    }
+    if (acc_type == result_type) {
+        out = acc;
+        Py_INCREF(out);
+    }
+    else if ((out = array_new(backend, result_type, acc->ndim, shape)) == NULL ||
+             elementwise_copy(out, acc) < 0) {
+        Py_CLEAR(out);
+    }
+    *result = (PyObject *)out;
+done:
+    Py_XDECREF(acc);
+    return 1;
+}
+
 /* Run program p on args; a new reference, or NULL. */
 static PyObject *
 fuse_run(FusedFunctionObject *self, const fuse_program *p, PyObject *args)
@@ -399,12 +479,17 @@ fuse_run(FusedFunctionObject *self, const fuse_program *p, PyObject *args)
         if (!fits) {
             return PyObject_Call(self->fn, args, NULL);
         }
+        if ((f.size = array_shape_size(ndim, shape, 1)) < 0) {
+            return NULL;
+        }
+        if (p->reduce_op >= 0 && fuse_reduce_in_one_pass(p, &f, backend, ndim, &result)) {
+            return result;
+        }
         out = array_new(backend, p->f.out_typenum, ndim, shape);
         if (out == NULL) {
             return NULL;
         }
         f.out = out->data;
-        f.size = out->size;
         if (f.size > 0 && backend_fuse(backend, &f) < 0) {
             Py_DECREF(out);
             return NULL;
