@@ -195,10 +195,17 @@ run_tile(const da_fuse &f, uint32_t *regs, int64_t base)
     }
 }
 
-/* The constants into their registers, once per thread. */
+/* The thread's registers zeroed (the tile's last elements past the end
+   are computed too, so they must not read uninitialised memory) and the
+   constants loaded, once per thread. */
 __device__ __forceinline__ void
 load_constants(const da_fuse &f, uint32_t *regs)
 {
+    for (int w = 0; w < f.nregs * kWords; w++) {
+        for (int k = 0; k < kPer; k++) {
+            regs[(size_t)w * kTile + (size_t)(k * kThreads) + threadIdx.x] = 0;
+        }
+    }
     for (int c = 0; c < f.nconsts; c++) {
         for (int k = 0; k < kPer; k++) {
             put(regs, f.const_reg[c], k * kThreads + (int)threadIdx.x, f.consts[c]);

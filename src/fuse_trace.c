@@ -603,12 +603,16 @@ fuse_tracer_iter(PyObject *Py_UNUSED(self))
     return fuse_tracer_refuse("iteration");
 }
 
-/* Attributes beyond dtype and ndim (shape, reshape, T, ...) are not traced. */
+/* Attributes beyond dtype and ndim (shape, reshape, T, ...) are not
+   traced; a protocol's dunder stays an AttributeError, so that probes
+   (hasattr(x, "__dlpack__")) answer no. */
 static PyObject *
 fuse_tracer_getattro(PyObject *self, PyObject *name)
 {
     PyObject *found = PyObject_GenericGetAttr(self, name);
-    if (found == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    if (found == NULL && PyErr_ExceptionMatches(PyExc_AttributeError) &&
+        !(PyUnicode_Check(name) && PyUnicode_GET_LENGTH(name) > 2 &&
+          PyUnicode_READ_CHAR(name, 0) == '_' && PyUnicode_READ_CHAR(name, 1) == '_')) {
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError,
                      "fuse: .%U is not an elementwise operation and cannot be traced in "

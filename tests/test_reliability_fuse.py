@@ -30,7 +30,9 @@ def args_of(rng):
     (lambda x, y: 3, "must return"),
     (lambda x, y: x.sum(axis=5), "axis"),
     (lambda x, y: da.clip(x, 0, 1), "clip"),
-    (lambda x, y: da.reshape(x, (24,)), ""),
+    (lambda x, y: da.reshape(x, (24,)), "FuseTracer"),
+    (lambda x, y: da.sum(x), "FuseTracer"),
+    (lambda x, y: da.max(x), "FuseTracer"),
     (lambda x, y: x + np.ones(3), "ndarray"),
 ])
 def test_trace_time_errors(backend, rng, fn, match):
