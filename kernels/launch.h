@@ -525,7 +525,7 @@ typedef struct {
     char *out;
     int out_typenum, out_reg;
     const char *in[DA_FUSE_MAXINPUTS];
-    int8_t in_typenum[DA_FUSE_MAXINPUTS];
+    uint8_t in_typenum[DA_FUSE_MAXINPUTS];
     uint8_t in_reg[DA_FUSE_MAXINPUTS];
     uint8_t in_bcast[DA_FUSE_MAXINPUTS];
     uint8_t const_reg[DA_FUSE_MAXCONSTS];

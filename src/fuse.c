@@ -129,7 +129,7 @@ fuse_lower(const fuse_trace *t, int out, fuse_program *p)
         if (x->kind == FUSE_V_INPUT && p->f.ninputs < DA_FUSE_MAXINPUTS) {
             j = p->f.ninputs++;
             p->in_arg[j] = x->arg;
-            p->f.in_typenum[j] = (int8_t)x->typenum;
+            p->f.in_typenum[j] = (uint8_t)x->typenum;
             p->f.in_reg[j] = (uint8_t)reg[v];
         }
         else if (x->kind != FUSE_V_INPUT && p->f.nconsts < DA_FUSE_MAXCONSTS) {
@@ -282,7 +282,7 @@ fuse_key(PyObject *args)
         uintptr_t word;
         if (DeviceArray_Check(a)) {
             const DeviceArrayObject *x = (const DeviceArrayObject *)a;
-            word = (uintptr_t)(1 + x->typenum * 64 + x->ndim);
+            word = 1 + (uintptr_t)x->typenum * 64 + (uintptr_t)x->ndim;
         }
         else if (scalar_python_kind(a) != 0) {
             word = (uintptr_t)Py_TYPE(a);
