@@ -350,22 +350,19 @@ fuse_record(int op, const char *name, PyObject *const *operands, int nin)
             return NULL;
         }
     }
-    if (run_op == DA_OP_COPY) {
-        r = vals[0];
-        if (t->values[r].typenum != result) {
-            r = fuse_trace_normalise(t, r, result);
-        }
+    if (run_op == DA_OP_COPY && t->values[vals[0]].typenum != result) {
+        /* a cast: vals[0] is a value of its own, made for this op */
+        r = fuse_trace_normalise(t, vals[0], result);
     }
     else {
+        /* (a COPY of the operand's own dtype is an instruction too: its
+           result is a new array, as the unfused path's) */
         r = fuse_trace_instr(t, run_op * DA_NCLASSES + cls, -1, da_class_of(result), ndim,
                              vals[0], nin == 2 ? vals[1] : -1, -1);
         r = r < 0 ? -1 : fuse_trace_normalise(t, r, result);
     }
     if (r < 0) {
         return NULL;
-    }
-    if (run_op == DA_OP_COPY && r == vals[0] && t->values[r].ndim != ndim) {
-        t->values[r].ndim = ndim;
     }
     return fuse_tracer_new(t, r, result, ndim, NULL);
 }
