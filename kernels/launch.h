@@ -543,9 +543,11 @@ cudaError_t da_cuda_fuse(const da_fuse *f, cudaStream_t stream);
 /* The full reduction op (DA_REDUCE_*) of the program's results (f->out is
    unused), each read from dtype out_typenum into the accumulator
    acc_typenum == da_reduce_accumulator(op, out_typenum) as da_cuda_reduce
-   reads its input, combined by da_cuda_reduce's ops (in another order: a
-   thread's elements, then a block tree, then the blocks'), the accumulator
-   value stored at out.  Two-phase like da_cuda_reduce; size >= 1. */
+   reads its input, combined by da_cuda_reduce's ops in another order (a
+   thread's elements, then a block tree, then the blocks'), so the caller
+   uses it only where the order cannot change the result (integer and bool
+   accumulators); the accumulator value stored at out.  Two-phase like
+   da_cuda_reduce; size >= 1. */
 cudaError_t da_cuda_fuse_reduce(void *temp, size_t *temp_bytes, const da_fuse *f, int op,
                                 int acc_typenum, void *out, cudaStream_t stream);
 #endif

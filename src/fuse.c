@@ -372,7 +372,8 @@ fuse_append_conv(da_fuse *f, int from, int typenum, int to)
 }
 
 /* p's final reduction in one pass on CUDA (da_cuda_fuse_reduce), when it
-   reduces every axis of a non-empty result: 0 where it does not apply
+   reduces every axis of a non-empty result into an integer or bool
+   accumulator (whose result no order of combining changes): 0 where it does not apply
    (the caller runs the program, then reduce_apply); 1 with *result (NULL
    with an exception).  The dtypes are reduce_apply's, step for step: the
    result's, the accumulator's, and the source dtype its input is cast to
@@ -403,6 +404,15 @@ fuse_reduce_in_one_pass(const fuse_program *p, da_fuse *f, int backend, int ndim
                   : p->reduce_typenum >= 0                  ? p->reduce_typenum
                                                             : dtype_sum_result(d);
     acc_type = da_reduce_accumulator(op, result_type);
+    /* only where any order of combining gives the same bits: integers
+       (wrapping sums and products, max and min) and bool.  A float sum
+       would differ from the unfused reduction (CUB's tree) in the last
+       bits, and a float max/min in which NaN or signed zero wins a tie:
+       those take the unfused reduction */
+    if (da_class_of(acc_type) != DA_CLASS_SINT && da_class_of(acc_type) != DA_CLASS_UINT &&
+        da_class_of(acc_type) != DA_CLASS_BOOL) {
+        return 0;
+    }
     source_type = d;
     if (da_reduce_accumulator(op, d) != acc_type ||
         (result_type == DA_BOOL && d != DA_BOOL) ||
