@@ -460,6 +460,55 @@ def function_rows(bench, rng, log2n):
     return rows
 
 
+# ---- fusion (fuse): devarray.fuse against PyTorch eager, cupy.fuse and the
+# unfused chain.
+
+def sum_of_squares(a, b):
+    return ((a - b) ** 2).sum()
+
+
+def fused_functions(bench, fn):
+    """{lib: fn fused by the library}: devarray.fuse, cupy.fuse, and PyTorch
+    eager (no fusion without a compiler)."""
+    fused = {"devarray": devarray.fuse(fn), "torch": fn}
+    if bench.cupy is not None:
+        fused["cupy"] = bench.cupy.fuse(fn)
+    return fused
+
+
+def fusion_rows(bench, rng, log2n, libs):
+    """Issue 13's rows: a fused expression and a fused reduction at 2^log2n
+    float32, the first call's latency and the per-call overhead at 1k."""
+    n = 1 << log2n
+    size = "2^%d" % log2n
+    a, b = random_array(rng, n, np.float32), random_array(rng, n, np.float32)
+    rows = [bench.op_row(new_row(
+        "fuse-expr-float32", "fuse: ((a + b) * a - b) / b", size, "float32", libs,
+        3 * 4 * n, True,
+        [["peer", "torch", 0.3, "<= 0.3x PyTorch eager"],
+         ["peer", "cupy", 0.6, "<= 0.6x cupy.fuse"],
+         ["row", "expr-float32", 0.5, "<= 0.5x devarray unfused"]]),
+        fused_functions(bench, expression), [a, b])]
+    # bytes: the two operands read once (the copy row reads and writes)
+    rows.append(bench.op_row(new_row(
+        "fuse-sumsq-float32", "fuse: ((a - b) ** 2).sum()", size, "float32", libs,
+        2 * 4 * n, True, [["copy", 0.9, ">= 90% copy BW (read)"]]),
+        fused_functions(bench, sum_of_squares), [a, b]))
+    del a, b
+    x = random_array(rng, SMALL, np.float32)
+    small = "{:,}".format(SMALL)
+    rows.append(bench.small_row(new_row(
+        "fuse-first-call", "fuse: first call (trace + launch) of ((a + b) * a - b) / b",
+        small, "float32", ("devarray",), target=[["under", 1e-3, "< 1 ms"]]),
+        {"devarray": lambda v: devarray.fuse(expression)(v, v)}, x))
+    fused = devarray.fuse(expression)
+    rows.append(bench.small_row(new_row(
+        "fuse-small", "host overhead: fused ((a + b) * a - b) / b", small, "float32",
+        ("devarray",), target=[["row", "small-add", 1.2, "<= 1.2x devarray's a + a"]]),
+        {"devarray": lambda v: fused(v, v)}, x))
+    return rows
+
+
 # PyTorch spells the array API's max and min amax and amin (its max and min
 # with a dim return values and indices).
 TORCH_NAMES = {"max": "amax", "min": "amin"}
@@ -702,6 +751,7 @@ def gpu_rows(bench, log2n):
         del a, b
 
     rows += function_rows(bench, rng, log2n)
+    rows += fusion_rows(bench, rng, log2n, libs)
     rows += part2_rows(bench, rng, log2n, MATMUL_N, libs)
     rows += layout_rows(bench, rng, log2n, libs)
 

@@ -485,6 +485,73 @@ cudaError_t da_cuda_reduce(void *temp, size_t *temp_bytes, const da_reduce *r,
                            cudaStream_t stream);
 #endif
 
+/* ---- fusion (fuse): kernels/fuse.cu, src/host_fuse.c -------------------- */
+
+/*
+ * A fused elementwise program (src/fuse.c traces it): registers hold values
+ * of a compute class (dtypes.h), each normalised to the dtype it stands for
+ * exactly as storing it to memory and loading it back would (so a register
+ * of dtype int8 holds a truncated int64).  Per element:
+ *   1. input j: register in_reg[j] = da_load_<class of in_typenum[j]> of
+ *      element i of in[j] (element 0 where in_bcast[j]: a size-1 operand);
+ *   2. the instructions in order, each reading its operand registers and
+ *      writing `out` (which may be an operand's register):
+ *        code < DA_NOPS * DA_NCLASSES: op = code / DA_NCLASSES and class
+ *          code % DA_NCLASSES: out = da_op_<op>_<class>(in[0], in[1]);
+ *        DA_FUSE_CONV: out = da_load_<to>(p, typenum) after
+ *          da_store_<from>(p, typenum, in[0]): the value as a round trip
+ *          through memory of dtype typenum (casts and normalisation);
+ *        DA_FUSE_WHERE + class: out = in[0] (bool) ? in[1] : in[2];
+ *   3. out[i] = da_store_<class of out_typenum> of register out_reg.
+ * Constant registers const_reg[c] hold consts[c] (class values) throughout.
+ * Arrays are C-contiguous with `size` elements (or one, in_bcast).
+ */
+#define DA_FUSE_MAXREGS 24
+#define DA_FUSE_MAXINSTRS 64
+#define DA_FUSE_MAXINPUTS 16
+#define DA_FUSE_MAXCONSTS 16
+enum { DA_FUSE_CONV = DA_NOPS * DA_NCLASSES, DA_FUSE_WHERE, DA_FUSE_NCODES = DA_FUSE_WHERE + DA_NCLASSES };
+
+typedef struct {
+    uint16_t code;
+    uint8_t out;
+    uint8_t in[3];
+    uint8_t from, typenum, to; /* DA_FUSE_CONV's classes and dtype */
+} da_fuse_instr;
+
+typedef struct {
+    int64_t size;
+    int nregs, ninstrs, ninputs, nconsts;
+    char *out;
+    int out_typenum, out_reg;
+    const char *in[DA_FUSE_MAXINPUTS];
+    uint8_t in_typenum[DA_FUSE_MAXINPUTS];
+    uint8_t in_reg[DA_FUSE_MAXINPUTS];
+    uint8_t in_bcast[DA_FUSE_MAXINPUTS];
+    uint8_t const_reg[DA_FUSE_MAXCONSTS];
+    da_scalar consts[DA_FUSE_MAXCONSTS];
+    da_fuse_instr instrs[DA_FUSE_MAXINSTRS];
+} da_fuse;
+
+/* *out = DA_FUSE_CONV of *in (a value of class from) through dtype typenum
+   into class to, on the host (the tracer folds constants with it). */
+void da_fuse_convert(const da_scalar *in, int from, int typenum, int to, da_scalar *out);
+/* Run the program on host memory; 0, or nonzero when it breaks the contract. */
+int da_host_fuse(const da_fuse *f);
+#ifdef DEVARRAY_HAVE_CUDA
+cudaError_t da_cuda_fuse(const da_fuse *f, cudaStream_t stream);
+/* The full reduction op (DA_REDUCE_*) of the program's results (f->out is
+   unused), each read from dtype out_typenum into the accumulator
+   acc_typenum == da_reduce_accumulator(op, out_typenum) as da_cuda_reduce
+   reads its input, combined by da_cuda_reduce's ops in another order (a
+   thread's elements, then a block tree, then the blocks'), so the caller
+   uses it only where the order cannot change the result (integer and bool
+   accumulators); the accumulator value stored at out.  Two-phase like
+   da_cuda_reduce; size >= 1. */
+cudaError_t da_cuda_fuse_reduce(void *temp, size_t *temp_bytes, const da_fuse *f, int op,
+                                int acc_typenum, void *out, cudaStream_t stream);
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -645,3 +645,55 @@ backend_module_init(PyObject *module)
 {
     return PyModule_AddFunctions(module, backend_methods);
 }
+
+/* ---- fusion (fuse) ---- */
+
+int
+backend_fuse(int backend, const da_fuse *f)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = da_cuda_fuse(f, stream_current());
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "fused kernel");
+    }
+#else
+    (void)backend;
+#endif
+    if (da_host_fuse(f) != 0) {
+        return host_contract_error("fused program");
+    }
+    return 0;
+}
+
+/* A full reduction of a fused program's results in one pass (CUDA only:
+   the host runs the program, then the unfused reduction); the partials'
+   temporary storage from the pool. */
+int
+backend_fuse_reduce(int backend, const da_fuse *f, int op, int acc_typenum, void *out)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        size_t temp_bytes = 0;
+        void *temp;
+        cudaError_t err =
+            da_cuda_fuse_reduce(NULL, &temp_bytes, f, op, acc_typenum, out, stream_current());
+        if (err != cudaSuccess) {
+            return cuda_error_raise(err, "fused reduction (temporary storage query)");
+        }
+        if ((temp = pool_malloc(DA_BACKEND_CUDA, temp_bytes)) == NULL) {
+            return -1;
+        }
+        err = da_cuda_fuse_reduce(temp, &temp_bytes, f, op, acc_typenum, out, stream_current());
+        /* stream-ordered free: the reduction finishes first */
+        pool_free(DA_BACKEND_CUDA, temp);
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "fused reduction kernel");
+    }
+#else
+    (void)backend;
+    (void)f;
+    (void)op;
+    (void)acc_typenum;
+    (void)out;
+#endif
+    return host_contract_error("fused reduction");
+}

@@ -94,4 +94,14 @@ int backend_nonzero(int backend, const da_nonzero *z);
    complex64 and complex128, kernels/matmul.cu for the other dtypes. */
 int backend_matmul(int backend, int device, const da_matmul *g);
 
+/* ---- fusion (fuse) ---- */
+
+/* Run a fused program (kernels/launch.h: da_fuse) on `backend`, on the
+   current stream. */
+int backend_fuse(int backend, const da_fuse *f);
+
+/* The full reduction op of f's results into the accumulator at out (see
+   kernels/launch.h: da_cuda_fuse_reduce), in one pass; CUDA only. */
+int backend_fuse_reduce(int backend, const da_fuse *f, int op, int acc_typenum, void *out);
+
 #endif /* DEVARRAY_SRC_BACKEND_H_ */

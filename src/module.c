@@ -41,6 +41,7 @@
 #include "graphobject.h"
 /* pinned host memory and asynchronous transfers */
 #include "pinned.h"
+#include "fuse.h"
 
 static PyObject *
 module_sum(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
@@ -139,6 +140,8 @@ PyInit__core(void)
         graphobject_module_init(module) < 0 ||
         /* pinned host memory and asynchronous transfers */
         pinned_module_init(module) < 0 ||
+        /* fusion */
+        fuse_module_init(module) < 0 ||
         module_add_all(module) < 0) {
         Py_DECREF(module);
         return NULL;

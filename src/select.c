@@ -22,6 +22,7 @@
 #include "dtype.h"
 #include "elementwise.h"
 #include "scalar.h"
+#include "ufunc.h"
 
 /* The broadcast shape of the arrays (NULL entries skipped) into shape;
    its ndim, or -1 with NumPy's ValueError naming every shape. */
@@ -183,7 +184,11 @@ select_where(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t narg
     int64_t shape[DA_MAXDIMS];
     int order[DA_MAXDIMS];
     int k, ndim, result = -1;
+    PyObject *traced = NULL;
 
+    if (ufunc_trace_hook != NULL && ufunc_trace_hook(DA_NOPS, args, nargs, &traced)) {
+        return traced;
+    }
     if (nargs != 3) {
         PyErr_Format(PyExc_TypeError,
                      "where() takes exactly 3 arguments (%zd given)", nargs);

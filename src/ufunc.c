@@ -139,31 +139,23 @@ ufunc_same_layout(const DeviceArrayObject *a, const DeviceArrayObject *b)
 }
 
 /* The promoted dtype of the operands: arrays are strong, exact Python
-   scalars weak (NEP 50); -1 with ValueError for arrays on different
-   backends.  Under the INEXACT rule each strong operand first becomes its
+   scalars weak (NEP 50); typenums[k] is array operand k's dtype, -1 for a
+   Python scalar.  Under the INEXACT rule each strong operand first becomes its
    smallest float, as NumPy picks the first float loop every input casts to
    safely (int8 with uint8 is float16, not int16's float32), while a weak
    scalar promotes with the arrays' own dtypes first (int8 with 2.5 is
    float64, as NumPy gives). */
 static int
-ufunc_promote(int op, DeviceArrayObject *const *arrays, PyObject *const *operands,
-              const char *kinds)
+ufunc_promote(int op, const int *typenums, PyObject *const *operands, const char *kinds)
 {
     const int nin = UFUNC_NIN(op);
     const int inexact = ufunc_table[op].rule == DA_RULE_INEXACT;
-    const DeviceArrayObject *first = NULL;
     int strong = -1, mapped = -1, k;
 
     for (k = 0; k < nin; k++) {
         int typenum;
-        if (arrays[k] != NULL) {
-            if (first == NULL) {
-                first = arrays[k];
-            }
-            else if (array_check_same_place(ufunc_table[op].name, first, arrays[k]) < 0) {
-                return -1;
-            }
-            typenum = arrays[k]->typenum;
+        if (typenums[k] >= 0) {
+            typenum = typenums[k];
         }
         else if (!scalar_is_weak(operands[k])) {
             typenum = scalar_default_typenum(kinds[k]);
@@ -177,7 +169,7 @@ ufunc_promote(int op, DeviceArrayObject *const *arrays, PyObject *const *operand
     }
     for (k = 0; k < nin; k++) {
         int typenum;
-        if (arrays[k] != NULL || !scalar_is_weak(operands[k])) {
+        if (typenums[k] >= 0 || !scalar_is_weak(operands[k])) {
             continue;
         }
         typenum = dtype_promote_weak(strong, kinds[k]);
@@ -228,6 +220,43 @@ ufunc_compare_out_of_range(int op, int k, PyObject *scalar, int cls, uint8_t *va
     return 1;
 }
 
+int
+ufunc_scalar_operand(int op, int k, PyObject *obj, int compute, int cls, int inplace,
+                     da_scalar *value, uint8_t *fill)
+{
+    /* range-checked against the dtype the op computes in: int / int runs in
+       float64, where NumPy converts a Python int unchecked */
+    if (scalar_from_python(obj, compute, cls, value) < 0) {
+        int known = inplace ? 0 : ufunc_compare_out_of_range(op, k, obj, cls, fill);
+        return known == 0 ? -1 : known;
+    }
+    /* a weak scalar takes the computed dtype's precision first, as NumPy
+       casts it to that dtype before the loop runs */
+    if (compute == DA_FLOAT16) {
+        value->f32 = da_half_to_float(da_float_to_half(value->f32));
+    }
+    /* the kernels cannot raise for a negative integer exponent (see
+       ops_int.h), but a scalar one is known here: NumPy's error */
+    if (op == DA_OP_POW && k == 1 && cls == DA_CLASS_SINT && value->s < 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "Integers to negative integer powers are not allowed.");
+        return -1;
+    }
+    return 0;
+}
+
+int
+ufunc_types(int op, const int *typenums, PyObject *const *operands, const char *kinds,
+            int *compute, int *cls, int *result, int *run_op)
+{
+    const int promoted = ufunc_promote(op, typenums, operands, kinds);
+    if (promoted < 0 || ufunc_resolve(op, promoted, compute, cls, result) < 0) {
+        return -1;
+    }
+    *run_op = ufunc_run_op(op, *compute, *cls);
+    return 0;
+}
+
 /* Check the in-place output `out` for a result of dtype `result` and shape
    shape[ndim]; 0, or -1 with an exception. */
 static int
@@ -271,14 +300,19 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
     DeviceArrayObject *first = NULL;
     da_scalar scalars[2], constant;
     char kinds[2] = {0, 0};
+    int typenums[2] = {-1, -1};
     int64_t shape[DA_MAXDIMS];
     int k, ndim, promoted, compute, cls, result, fill = 0;
 
     for (k = 0; k < nin; k++) {
         if (DeviceArray_Check(operands[k])) {
             arrays[k] = (DeviceArrayObject *)operands[k];
+            typenums[k] = arrays[k]->typenum;
             if (first == NULL) {
                 first = arrays[k];
+            }
+            else if (array_check_same_place(ufunc_table[op].name, first, arrays[k]) < 0) {
+                return NULL;
             }
         }
         else if ((kinds[k] = scalar_python_kind(operands[k])) == 0) {
@@ -300,37 +334,19 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
         return NULL;
     }
 
-    promoted = ufunc_promote(op, arrays, operands, kinds);
+    promoted = ufunc_promote(op, typenums, operands, kinds);
     if (promoted < 0 || ufunc_resolve(op, promoted, &compute, &cls, &result) < 0) {
         return NULL;
     }
     for (k = 0; k < nin; k++) {
-        if (arrays[k] != NULL) {
-            continue;
-        }
-        /* range-checked against the dtype the op computes in: int / int
-           runs in float64, where NumPy converts a Python int unchecked */
-        if (scalar_from_python(operands[k], compute, cls, &scalars[k]) < 0) {
-            int known = inplace ? 0
-                                : ufunc_compare_out_of_range(op, k, operands[k], cls,
-                                                             &constant.b);
-            if (known <= 0) {
+        int status;
+        if (arrays[k] == NULL &&
+            (status = ufunc_scalar_operand(op, k, operands[k], compute, cls, inplace,
+                                           &scalars[k], &constant.b)) != 0) {
+            if (status < 0) {
                 return NULL;
             }
             fill = 1;
-            continue;
-        }
-        /* a weak scalar takes the computed dtype's precision first, as
-           NumPy casts it to that dtype before the loop runs */
-        if (compute == DA_FLOAT16) {
-            scalars[k].f32 = da_half_to_float(da_float_to_half(scalars[k].f32));
-        }
-        /* the kernels cannot raise for a negative integer exponent (see
-           ops_int.h), but a scalar one is known here: NumPy's error */
-        if (op == DA_OP_POW && k == 1 && cls == DA_CLASS_SINT && scalars[k].s < 0) {
-            PyErr_SetString(PyExc_ValueError,
-                            "Integers to negative integer powers are not allowed.");
-            return NULL;
         }
     }
 
@@ -384,9 +400,16 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
 
 /* ---- devarray.<name> ----------------------------------------------------- */
 
+ufunc_hook_fn ufunc_trace_hook = NULL;
+
 static PyObject *
 ufunc_call(int op, PyObject *const *args, Py_ssize_t nargs)
 {
+    PyObject *traced = NULL;
+
+    if (ufunc_trace_hook != NULL && ufunc_trace_hook(op, args, nargs, &traced)) {
+        return traced;
+    }
     if (nargs != ufunc_table[op].nin) {
         PyErr_Format(PyExc_TypeError, "%s() takes exactly %d argument%s (%zd given)",
                      ufunc_table[op].name, ufunc_table[op].nin,
