@@ -131,11 +131,17 @@ constexpr int kPer = DA_TILE / kTileRows;
    `size` bytes: 6 (1536 threads, 42 registers) for 4-byte classes, to keep
    enough loads in flight (left to itself the compiler took 52-56
    registers, 4 blocks; at 8 blocks, 32 registers, the float32 binary ops
-   spilled); 4 for wider ones, which would spill. */
+   spilled); 4 for wider ones, which would spill.  Turing holds 1024
+   threads per multiprocessor: 4 blocks there. */
 static __host__ __device__ constexpr int
 tile_blocks_per_sm(size_t size)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    static_cast<void>(size);
+    return 4;
+#else
     return size <= 4 ? 6 : 4;
+#endif
 }
 
 template <int Op, int Cls>
