@@ -864,10 +864,14 @@ def pipeline_rows(bench):
     records the error in both rows."""
     size = "%d x %s" % (PIPELINE_CHUNKS, fmt_bytes(PIPELINE_CHUNK * 4))
     nbytes = 2 * PIPELINE_CHUNKS * PIPELINE_CHUNK * 4
+    # CuPy beside, the same pipeline with its streams (ndarray.set and
+    # get(blocking=False) from and into the same page-locked buffers): what
+    # the copy engines allow, the same for both libraries
+    libs = ("devarray", "cupy")
     one = new_row("pipeline-1", "pinned pipeline: to_device, x * 2, to_host(blocking=False), "
-                  "one Stream", size, "float32", ("devarray",), nbytes)
+                  "one Stream", size, "float32", libs, nbytes)
     many = new_row("pipeline-4", "pinned pipeline: the same over %d Streams" % PIPELINE_STREAMS,
-                   size, "float32", ("devarray",), nbytes,
+                   size, "float32", libs, nbytes,
                    target=[["row", "pipeline-1", 1 / 1.7, ">= 1.7x faster than one Stream"],
                            ["check", "correct", "both rows' results correct"]])
     buffers = []
@@ -900,10 +904,31 @@ def pipeline_rows(bench):
         correct.append(bool(np.array_equal(dst, src * 2)))
         return seconds
 
+    def cupy_thunk(nstreams):
+        cupy = bench.cupy
+        src, dst = pinned_pair()
+        streams = [cupy.cuda.Stream() for _ in range(nstreams)]
+
+        def run(i):
+            for k in range(PIPELINE_CHUNKS):
+                stream = streams[k % nstreams]
+                with stream:
+                    d = cupy.empty(PIPELINE_CHUNK, cupy.float32)
+                    d.set(src[k], stream=stream)
+                    (d * 2).get(stream=stream, out=dst[k], blocking=False)
+                    del d
+
+        def sync():
+            for stream in streams:
+                stream.synchronize()
+
+        return wall_time(run, sync, TRANSFER_REPS, 1)
+
     correct = []
     for row, nstreams in ((one, 1), (many, PIPELINE_STREAMS)):
         log("measuring %s" % row["op"])
         bench.measure(row, "devarray", lambda: thunk(nstreams))
+        bench.measure(row, "cupy", lambda: cupy_thunk(nstreams))
     many["checks"]["correct"] = correct == [True, True]
     buffers.clear()
     bench.release()
