@@ -19,6 +19,7 @@
 #include "stream.h"
 
 #include <stdlib.h>
+#include <string.h>
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
@@ -93,45 +94,104 @@ out_of_memory:
  * allocation.  Measured on an H200: reading 4 bytes back after a kernel
  * took 16.2 us from pool memory and 13.2 us from cudaMalloc memory (the
  * driver's fast path for small copies to pageable memory), and popping a
- * free list is cheaper than cudaMallocAsync.  The free list is ordered on
- * the legacy default stream: small blocks serve only allocations made while
- * it is current, and a block is put back only after the legacy stream has
- * been made to wait for every other stream that may have used it, so a
- * block handed to a new array is written only after the last reads of the
- * array that freed it.  Slabs are never returned; the free list lives under
- * the GIL.
+ * free list is cheaper than cudaMallocAsync.
+ *
+ * Free blocks sit on the list of a stream: the legacy default stream's, or
+ * one per devarray.Stream that has used small blocks.  A block goes on the
+ * list of the stream that frees it, after stream_order_free has made that
+ * stream wait for every other stream that may have used it, and is handed
+ * out again only for work on that stream, so it is written only after the
+ * last reads of the array that freed it.  A fresh slab's blocks go to the
+ * list of the stream that asked (unused memory is safe on any stream).  A
+ * stream being destroyed hands its blocks to the legacy list, which first
+ * waits for it (pool_forget_stream).  The per-thread default stream,
+ * external streams (devarray cannot see them end) and streams under graph
+ * capture take pool memory instead.  Slabs are never returned; the lists
+ * live under the GIL.
  */
 #define SMALL_BLOCK_BYTES ((size_t)4096)
 #define SMALL_SLAB_BYTES ((size_t)2 << 20)
 #define SMALL_BLOCKS_PER_SLAB (SMALL_SLAB_BYTES / SMALL_BLOCK_BYTES)
 /* 8 GiB of small arrays at most; past that the pool serves them */
 #define SMALL_MAX_SLABS 4096
+/* streams with a list of their own; more take pool memory */
+#define SMALL_MAX_LISTS 64
+
+typedef struct {
+    cudaStream_t stream;
+    char **blocks;
+    size_t n, cap;
+} small_list;
 
 static char *small_slabs[SMALL_MAX_SLABS];
 static int small_nslabs = 0;
-static char **small_free = NULL;
-static size_t small_nfree = 0;
+/* [0] is the legacy stream's, with room for every block there is */
+static small_list small_lists[SMALL_MAX_LISTS];
+static int small_nlists = 1;
 static size_t small_in_use = 0;
 
-/* A small block, or NULL: with an exception on failure, without one when
-   the caller should use the pool instead (no slab could be had). */
-static void *
-small_malloc(void)
+/* The list of the calling thread's current stream, made if needed; NULL
+   when that stream takes no small blocks (or no list could be made). */
+static small_list *
+small_current_list(void)
 {
-    if (small_nfree == 0) {
-        char *slab = NULL, **grown;
+    stream_entry *entry = stream_current_entry();
+    int i;
+    if (entry->handle == (cudaStream_t)0) {
+        return &small_lists[0];
+    }
+    if (!entry->owned || entry->capturing) {
+        return NULL;
+    }
+    for (i = 1; i < small_nlists; i++) {
+        if (small_lists[i].stream == entry->handle) {
+            return &small_lists[i];
+        }
+    }
+    if (small_nlists == SMALL_MAX_LISTS) {
+        return NULL;
+    }
+    small_lists[small_nlists] = (small_list){entry->handle, NULL, 0, 0};
+    return &small_lists[small_nlists++];
+}
+
+/* Room for `cap` blocks on `list`; 0, or -1 (no exception). */
+static int
+small_reserve(small_list *list, size_t cap)
+{
+    char **grown;
+    if (cap <= list->cap) {
+        return 0;
+    }
+    grown = PyMem_RawRealloc(list->blocks, sizeof(char *) * cap);
+    if (grown == NULL) {
+        return -1;
+    }
+    list->blocks = grown;
+    list->cap = cap;
+    return 0;
+}
+
+/* A small block for work on `list`'s stream, or NULL: with an exception on
+   failure, without one when the caller should use the pool instead (no
+   slab could be had). */
+static void *
+small_malloc(small_list *list)
+{
+    if (list->n == 0) {
+        char *slab = NULL;
         size_t k;
         cudaError_t err;
         if (small_nslabs == SMALL_MAX_SLABS) {
             return NULL;
         }
-        grown = PyMem_RawRealloc(small_free, sizeof(char *) * SMALL_BLOCKS_PER_SLAB *
-                                                 (size_t)(small_nslabs + 1));
-        if (grown == NULL) {
+        /* the legacy list can hold every block, whichever list has them */
+        if (small_reserve(&small_lists[0],
+                          SMALL_BLOCKS_PER_SLAB * (size_t)(small_nslabs + 1)) < 0 ||
+            small_reserve(list, list->n + SMALL_BLOCKS_PER_SLAB) < 0) {
             PyErr_NoMemory();
             return NULL;
         }
-        small_free = grown;
         err = cudaMalloc((void **)&slab, SMALL_SLAB_BYTES);
         if (err == cudaErrorMemoryAllocation) {
             /* the pool may hold what is missing: it trims and retries */
@@ -144,11 +204,11 @@ small_malloc(void)
         }
         small_slabs[small_nslabs++] = slab;
         for (k = SMALL_BLOCKS_PER_SLAB; k > 0; k--) {
-            small_free[small_nfree++] = slab + (k - 1) * SMALL_BLOCK_BYTES;
+            list->blocks[list->n++] = slab + (k - 1) * SMALL_BLOCK_BYTES;
         }
     }
     small_in_use += SMALL_BLOCK_BYTES;
-    return small_free[--small_nfree];
+    return list->blocks[--list->n];
 }
 
 static int
@@ -164,11 +224,45 @@ small_is_block(const void *ptr)
     return 0;
 }
 
+/* Put `ptr`, born at `birth`, on the current stream's list (the legacy
+   one's when that has none or cannot grow), after ordering that stream
+   after the others that may have used it. */
 static void
-small_put_back(void *ptr)
+small_put_back(void *ptr, uint64_t birth)
 {
-    small_free[small_nfree++] = ptr;
+    small_list *list = small_current_list();
+    if (list == NULL ||
+        (list->n == list->cap && small_reserve(list, 2 * list->cap + 64) < 0)) {
+        list = &small_lists[0];
+    }
+    if (stream_order_free(list->stream, birth) != cudaSuccess) {
+        (void)cudaGetLastError();
+    }
+    list->blocks[list->n++] = ptr;
     small_in_use -= SMALL_BLOCK_BYTES;
+}
+
+void
+pool_forget_stream(cudaStream_t stream)
+{
+    int i;
+    for (i = 1; i < small_nlists; i++) {
+        small_list *list = &small_lists[i];
+        if (list->stream != stream) {
+            continue;
+        }
+        /* the legacy stream waits for the stream's work on the blocks; if
+           it cannot, the blocks are leaked rather than reused too early */
+        if (list->n > 0 && stream_wait((cudaStream_t)0, stream) == 0) {
+            memcpy(small_lists[0].blocks + small_lists[0].n, list->blocks,
+                   list->n * sizeof(char *));
+            small_lists[0].n += list->n;
+        }
+        PyErr_Clear();
+        PyMem_RawFree(list->blocks);
+        *list = small_lists[--small_nlists];
+        return;
+    }
 }
 
 #endif /* DEVARRAY_HAVE_CUDA */
@@ -183,8 +277,9 @@ pool_malloc(int backend, size_t nbytes)
     }
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        if (nbytes <= SMALL_BLOCK_BYTES && stream_current_entry()->handle == (cudaStream_t)0) {
-            ptr = small_malloc();
+        small_list *list = nbytes <= SMALL_BLOCK_BYTES ? small_current_list() : NULL;
+        if (list != NULL) {
+            ptr = small_malloc(list);
             if (ptr != NULL || PyErr_Occurred()) {
                 return ptr;
             }
@@ -238,10 +333,7 @@ static void
 pool_cuda_free(void *ptr, uint64_t birth)
 {
     if (small_is_block(ptr)) {
-        if (stream_order_free((cudaStream_t)0, birth) != cudaSuccess) {
-            (void)cudaGetLastError();
-        }
-        small_put_back(ptr);
+        small_put_back(ptr, birth);
         return;
     }
     {
@@ -312,10 +404,9 @@ pool_free(int backend, void *ptr)
     }
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        /* a temporary, used only on the current stream (or the legacy one,
-           for a small block, which is current when one is handed out) */
+        /* a temporary, used only on the current stream */
         if (small_is_block(ptr)) {
-            small_put_back(ptr);
+            small_put_back(ptr, stream_clock() + 1);
         }
         else if (cudaFreeAsync(ptr, stream_current()) != cudaSuccess) {
             (void)cudaGetLastError();

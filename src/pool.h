@@ -36,4 +36,10 @@ void pool_free_array(int backend, void *ptr, uint64_t birth);
 /* Run the frees deferred while this thread captured a graph. */
 void pool_release_deferred(void);
 
+#ifdef DEVARRAY_HAVE_CUDA
+/* `stream` is about to be destroyed: its free small blocks go to the legacy
+   stream, ordered after its work.  Never raises. */
+void pool_forget_stream(cudaStream_t stream);
+#endif
+
 #endif /* DEVARRAY_SRC_POOL_H_ */

@@ -18,6 +18,7 @@
 
 #include "cuda_error.h"
 #include "device.h"
+#include "pool.h"
 #include "stream.h"
 
 #include <stdio.h>
@@ -206,6 +207,9 @@ streamobject_release(StreamObject *self)
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (self->entry != NULL && !(self->flags & STREAMOBJECT_DEFAULT)) {
+        if (self->entry->owned) {
+            pool_forget_stream(self->entry->handle);
+        }
         stream_retire(self->entry);
     }
     self->entry = NULL;

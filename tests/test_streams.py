@@ -197,6 +197,32 @@ def test_torch_stream_interop(gpu, rng):
         assert float(r) == 2 * 999 * 1000 / 2
 
 
+def test_small_arrays_across_streams(backend, rng):
+    """Small arrays take blocks from a free list per stream: blocks freed on
+    one stream and on a closed one are reused safely by the others."""
+    a = random_array(rng, (300,), "float64")
+    expected = (a * 2.0 + 1.0) * 2.0 + 1.0
+    streams = [devarray.Stream(non_blocking=True) for _ in range(3)]
+    kept = []
+    for round_ in range(20):
+        s = streams[round_ % 3]
+        with s:
+            d = devarray.asarray(a)
+            for _ in range(2):
+                d = d * 2.0 + 1.0
+            kept.append(d)
+        if round_ % 3 == 2:
+            s.synchronize()
+    for s in streams:
+        s.synchronize()
+    streams[0].close()
+    fresh = [devarray.asarray(a) * 2.0 + 1.0 for _ in range(10)]
+    for d in kept:
+        assert_values(d.to_host(), expected)
+    for d in fresh:
+        assert_values(d.to_host(), a * 2.0 + 1.0)
+
+
 # ---- frees safe across streams ---------------------------------------------
 
 
