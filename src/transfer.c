@@ -384,10 +384,16 @@ static cudaError_t
 cuda_copy_direct(void *dst, const void *src, size_t nbytes, int kind,
                  cudaStream_t stream)
 {
-    cudaError_t err = cudaMemcpyAsync(dst, src, nbytes,
-                                      kind == DA_COPY_H2D ? cudaMemcpyHostToDevice
-                                                          : cudaMemcpyDeviceToHost,
-                                      stream);
+    enum cudaMemcpyKind how =
+        kind == DA_COPY_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    cudaError_t err;
+    if (stream == (cudaStream_t)0) {
+        /* on the legacy stream cudaMemcpy is the same wait in one driver
+           call: the 0-d read-back (float(x), item()) keeps the path it
+           was measured on before streams */
+        return cudaMemcpy(dst, src, nbytes, how);
+    }
+    err = cudaMemcpyAsync(dst, src, nbytes, how, stream);
     return err == cudaSuccess ? cudaStreamSynchronize(stream) : err;
 }
 
