@@ -32,40 +32,49 @@ hostbuffer_dealloc(HostBufferObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static int
-hostbuffer_getbuffer(HostBufferObject *self, Py_buffer *view, int flags)
+int
+hostbuffer_export(PyObject *owner, const char *what, char *data, Py_ssize_t len,
+                  int typenum, int ndim, Py_ssize_t *shape, Py_ssize_t *strides,
+                  Py_buffer *view, int flags)
 {
     int d, long_dims = 0;
 
-    for (d = 0; d < self->ndim; d++) {
-        long_dims += self->shape[d] > 1;
+    for (d = 0; d < ndim; d++) {
+        long_dims += shape[d] > 1;
     }
     if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && long_dims > 1) {
-        PyErr_SetString(PyExc_BufferError,
-                        "_HostBuffer is C-contiguous, not Fortran-contiguous");
+        PyErr_Format(PyExc_BufferError, "%s is C-contiguous, not Fortran-contiguous",
+                     what);
         view->obj = NULL;
         return -1;
     }
-    view->buf = self->data;
-    view->obj = Py_NewRef(self);
-    view->len = self->len;
+    view->buf = data;
+    view->obj = Py_NewRef(owner);
+    view->len = len;
     view->readonly = 0;
-    view->itemsize = da_itemsize(self->typenum);
-    view->format =
-            (flags & PyBUF_FORMAT) ? (char *)dtype_table[self->typenum].format : NULL;
+    view->itemsize = da_itemsize(typenum);
+    view->format = (flags & PyBUF_FORMAT) ? (char *)dtype_table[typenum].format : NULL;
     if (flags & PyBUF_ND) {
-        view->ndim = self->ndim;
-        view->shape = self->shape;
+        view->ndim = ndim;
+        view->shape = shape;
     }
     else {
         /* a plain byte run, as memoryview exports without PyBUF_ND */
         view->ndim = 1;
         view->shape = NULL;
     }
-    view->strides = ((flags & PyBUF_STRIDES) == PyBUF_STRIDES) ? self->strides : NULL;
+    view->strides = ((flags & PyBUF_STRIDES) == PyBUF_STRIDES) ? strides : NULL;
     view->suboffsets = NULL;
     view->internal = NULL;
     return 0;
+}
+
+static int
+hostbuffer_getbuffer(HostBufferObject *self, Py_buffer *view, int flags)
+{
+    return hostbuffer_export((PyObject *)self, "_HostBuffer", self->data, self->len,
+                             self->typenum, self->ndim, self->shape, self->strides, view,
+                             flags);
 }
 
 static PyBufferProcs hostbuffer_as_buffer = {

@@ -11,6 +11,14 @@
 
 int hostbuffer_module_init(PyObject *module);
 
+/* Fill `view` for a C-contiguous, writable host block owned by `owner`
+   (named `what` in the error for a Fortran-contiguous request): the
+   buffer export of _HostBuffer and PinnedBuffer.  0, or -1 with
+   BufferError. */
+int hostbuffer_export(PyObject *owner, const char *what, char *data, Py_ssize_t len,
+                      int typenum, int ndim, Py_ssize_t *shape, Py_ssize_t *strides,
+                      Py_buffer *view, int flags);
+
 /* A memoryview over a new _HostBuffer holding a copy of a. */
 PyObject *hostbuffer_memoryview(DeviceArrayObject *a);
 

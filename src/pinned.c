@@ -26,6 +26,7 @@
 #include "device.h"
 #include "dtype.h"
 #include "dtypeobject.h"
+#include "hostbuffer.h"
 #include "stream.h"
 #include "transfer.h"
 
@@ -157,37 +158,9 @@ pinned_dealloc(PinnedBufferObject *self)
 static int
 pinned_getbuffer(PinnedBufferObject *self, Py_buffer *view, int flags)
 {
-    int d, long_dims = 0;
-
-    for (d = 0; d < self->ndim; d++) {
-        long_dims += self->shape[d] > 1;
-    }
-    if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && long_dims > 1) {
-        PyErr_SetString(PyExc_BufferError,
-                        "PinnedBuffer is C-contiguous, not Fortran-contiguous");
-        view->obj = NULL;
-        return -1;
-    }
-    view->buf = self->data;
-    view->obj = Py_NewRef(self);
-    view->len = self->nbytes;
-    view->readonly = 0;
-    view->itemsize = da_itemsize(self->typenum);
-    view->format =
-            (flags & PyBUF_FORMAT) ? (char *)dtype_table[self->typenum].format : NULL;
-    if (flags & PyBUF_ND) {
-        view->ndim = self->ndim;
-        view->shape = self->shape;
-    }
-    else {
-        /* a plain byte run, as memoryview exports without PyBUF_ND */
-        view->ndim = 1;
-        view->shape = NULL;
-    }
-    view->strides = ((flags & PyBUF_STRIDES) == PyBUF_STRIDES) ? self->strides : NULL;
-    view->suboffsets = NULL;
-    view->internal = NULL;
-    return 0;
+    return hostbuffer_export((PyObject *)self, "PinnedBuffer", self->data, self->nbytes,
+                             self->typenum, self->ndim, self->shape, self->strides, view,
+                             flags);
 }
 
 static PyObject *
