@@ -218,7 +218,8 @@ backend_two_phase(backend_two_phase_fn fn, const void *args, const char *what)
 {
     size_t temp_bytes = 0;
     void *temp;
-    cudaError_t err = fn(NULL, &temp_bytes, args, stream_current());
+    cudaStream_t stream = stream_current();
+    cudaError_t err = fn(NULL, &temp_bytes, args, stream);
 
     if (err != cudaSuccess) {
         return cuda_error_raise(err, what);
@@ -227,7 +228,7 @@ backend_two_phase(backend_two_phase_fn fn, const void *args, const char *what)
     if ((temp = pool_malloc(DA_BACKEND_CUDA, temp_bytes)) == NULL) {
         return -1;
     }
-    err = fn(temp, &temp_bytes, args, stream_current());
+    err = fn(temp, &temp_bytes, args, stream);
     pool_free(DA_BACKEND_CUDA, temp);
     return err == cudaSuccess ? 0 : cuda_error_raise(err, what);
 }
@@ -388,7 +389,8 @@ backend_count_true(int backend, const uint8_t *flags, int64_t n, int64_t *count)
         size_t temp_bytes = 0;
         char *temp = NULL;
         int status = -1;
-        cudaError_t err = da_cuda_count_true(NULL, &temp_bytes, flags, n, NULL, stream_current());
+        cudaStream_t stream = stream_current();
+        cudaError_t err = da_cuda_count_true(NULL, &temp_bytes, flags, n, NULL, stream);
         if (err != cudaSuccess) {
             return cuda_error_raise(err, "count (temporary storage query)");
         }
@@ -396,7 +398,7 @@ backend_count_true(int backend, const uint8_t *flags, int64_t n, int64_t *count)
         if ((temp = pool_malloc(DA_BACKEND_CUDA, 256 + temp_bytes)) == NULL) {
             return -1;
         }
-        err = da_cuda_count_true(temp + 256, &temp_bytes, flags, n, (int64_t *)temp, stream_current());
+        err = da_cuda_count_true(temp + 256, &temp_bytes, flags, n, (int64_t *)temp, stream);
         if (err != cudaSuccess) {
             cuda_error_raise(err, "count kernel");
         }
@@ -413,27 +415,43 @@ backend_count_true(int backend, const uint8_t *flags, int64_t n, int64_t *count)
     return da_host_count_true(flags, n, count) != 0 ? host_contract_error("count") : 0;
 }
 
+#ifdef DEVARRAY_HAVE_CUDA
+/* The arguments of da_cuda_select_flagged. */
+typedef struct {
+    const void *in;
+    int itemsize;
+    const uint8_t *flags;
+    int64_t n;
+    void *out;
+} backend_selection;
+
+/* da_cuda_select_flagged in the two-phase form, its selected count's word
+   (known already, so never read) at the head of the temporary storage. */
+static cudaError_t
+backend_select_call(void *temp, size_t *temp_bytes, const void *args, cudaStream_t stream)
+{
+    const backend_selection *a = args;
+    cudaError_t err;
+    if (temp == NULL) {
+        err = da_cuda_select_flagged(NULL, temp_bytes, a->in, a->itemsize, a->flags, a->n,
+                                     a->out, NULL, stream);
+        *temp_bytes += 256;
+        return err;
+    }
+    *temp_bytes -= 256;
+    return da_cuda_select_flagged((char *)temp + 256, temp_bytes, a->in, a->itemsize,
+                                  a->flags, a->n, a->out, (int64_t *)temp, stream);
+}
+#endif
+
 int
 backend_select_flagged(int backend, const void *in, int itemsize, const uint8_t *flags,
                        int64_t n, void *out)
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        size_t temp_bytes = 0;
-        char *temp = NULL;
-        cudaError_t err = da_cuda_select_flagged(NULL, &temp_bytes, in, itemsize, flags, n,
-                                                 out, NULL, stream_current());
-        if (err != cudaSuccess) {
-            return cuda_error_raise(err, "mask selection (temporary storage query)");
-        }
-        /* the selected count's word (known already, so never read) first */
-        if ((temp = pool_malloc(DA_BACKEND_CUDA, 256 + temp_bytes)) == NULL) {
-            return -1;
-        }
-        err = da_cuda_select_flagged(temp + 256, &temp_bytes, in, itemsize, flags, n, out,
-                                     (int64_t *)temp, stream_current());
-        pool_free(DA_BACKEND_CUDA, temp);
-        return err == cudaSuccess ? 0 : cuda_error_raise(err, "mask selection kernel");
+        backend_selection args = {in, itemsize, flags, n, out};
+        return backend_two_phase(backend_select_call, &args, "mask selection kernel");
     }
 #else
     (void)backend;
@@ -668,25 +686,31 @@ backend_fuse(int backend, const da_fuse *f)
 /* A full reduction of a fused program's results in one pass (CUDA only:
    the host runs the program, then the unfused reduction); the partials'
    temporary storage from the pool. */
+#ifdef DEVARRAY_HAVE_CUDA
+/* The arguments of da_cuda_fuse_reduce. */
+typedef struct {
+    const da_fuse *f;
+    int op, acc_typenum;
+    void *out;
+} backend_fused_reduction;
+
+static cudaError_t
+backend_fuse_reduce_call(void *temp, size_t *temp_bytes, const void *args,
+                         cudaStream_t stream)
+{
+    const backend_fused_reduction *a = args;
+    return da_cuda_fuse_reduce(temp, temp_bytes, a->f, a->op, a->acc_typenum, a->out,
+                               stream);
+}
+#endif
+
 int
 backend_fuse_reduce(int backend, const da_fuse *f, int op, int acc_typenum, void *out)
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        size_t temp_bytes = 0;
-        void *temp;
-        cudaError_t err =
-            da_cuda_fuse_reduce(NULL, &temp_bytes, f, op, acc_typenum, out, stream_current());
-        if (err != cudaSuccess) {
-            return cuda_error_raise(err, "fused reduction (temporary storage query)");
-        }
-        if ((temp = pool_malloc(DA_BACKEND_CUDA, temp_bytes)) == NULL) {
-            return -1;
-        }
-        err = da_cuda_fuse_reduce(temp, &temp_bytes, f, op, acc_typenum, out, stream_current());
-        /* stream-ordered free: the reduction finishes first */
-        pool_free(DA_BACKEND_CUDA, temp);
-        return err == cudaSuccess ? 0 : cuda_error_raise(err, "fused reduction kernel");
+        backend_fused_reduction args = {f, op, acc_typenum, out};
+        return backend_two_phase(backend_fuse_reduce_call, &args, "fused reduction kernel");
     }
 #else
     (void)backend;
