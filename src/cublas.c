@@ -28,9 +28,9 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "cuda_error.h"
+#include "dynlib.h"
 #include "stream.h"
 #endif
 
@@ -57,7 +57,6 @@ enum {
     CUBLAS_MATH_TF32 = 3,
     CUBLAS_MAX_DEVICES = 64,
     CUBLAS_PATH_BYTES = 4096,
-    CUBLAS_TRIED_BYTES = 2048,
 };
 
 typedef int (*cublas_create_fn)(void **handle);
@@ -117,9 +116,6 @@ static struct {
     cublas_gemm_batched64_fn batched64[CUBLAS_NPREC];      /* may be NULL */
 } cublas_api;
 
-/* Why the last candidate did not load, for the DEVARRAY_CUBLAS message. */
-static char cublas_last_error[512];
-
 static void *cublas_handles[CUBLAS_MAX_DEVICES];
 static int cublas_handle_math[CUBLAS_MAX_DEVICES];
 /* the stream each handle is bound to: set again when the current one differs */
@@ -137,10 +133,10 @@ cublas_complete(void)
     return ok;
 }
 
-/* Take `lib` as the library when it has every entry point needed; else
-   close it and return 0. */
+/* dynlib_adopt_fn: take `lib` as the library when it has every entry
+   point needed. */
 static int
-cublas_adopt(void *lib, const char *path)
+cublas_adopt(void *lib, const char *path, void *Py_UNUSED(ctx))
 {
     int p;
 
@@ -157,9 +153,6 @@ cublas_adopt(void *lib, const char *path)
             (cublas_gemm_batched64_fn)dlsym(lib, cublas_batched64_names[p]);
     }
     if (!cublas_complete()) {
-        snprintf(cublas_last_error, sizeof cublas_last_error,
-                 "%s lacks cuBLAS v2 entry points", path);
-        dlclose(lib);
         return 0;
     }
     cublas_api.lib = lib;
@@ -167,93 +160,14 @@ cublas_adopt(void *lib, const char *path)
     return 1;
 }
 
-/* dlopen `path` and adopt it; note it in `tried` either way.  1 when it is
-   now the library. */
-static int
-cublas_try(const char *path, char *tried)
-{
-    size_t used = strlen(tried);
-    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-
-    if (used + strlen(path) + 3 < CUBLAS_TRIED_BYTES) {
-        snprintf(tried + used, CUBLAS_TRIED_BYTES - used, "%s%s",
-                 used > 0 ? ", " : "", path);
-    }
-    if (lib == NULL) {
-        const char *why = dlerror();
-        snprintf(cublas_last_error, sizeof cublas_last_error, "%s",
-                 why != NULL ? why : "dlopen failed");
-        return 0;
-    }
-    return cublas_adopt(lib, path);
-}
-
-/* Try the wheel's lib directories under every sys.path entry. */
-static int
-cublas_try_wheels(char *tried)
-{
-    static const char *const dirs[] = {"nvidia/cu13/lib", "nvidia/cublas/lib",
-                                       "nvidia/cu12/lib"};
-    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12"};
-    char path[CUBLAS_PATH_BYTES];
-    PyObject *sys_path = PySys_GetObject("path"); /* borrowed */
-    Py_ssize_t i, count;
-    size_t d, f;
-
-    if (sys_path == NULL || !PyList_Check(sys_path)) {
-        return 0;
-    }
-    count = PyList_GET_SIZE(sys_path);
-    for (i = 0; i < count; i++) {
-        PyObject *entry = PyList_GET_ITEM(sys_path, i);
-        const char *base;
-        if (!PyUnicode_Check(entry) || (base = PyUnicode_AsUTF8(entry)) == NULL) {
-            PyErr_Clear();
-            continue;
-        }
-        for (d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
-            for (f = 0; f < sizeof names / sizeof names[0]; f++) {
-                int n = snprintf(path, sizeof path, "%s/%s/%s",
-                                 base[0] != '\0' ? base : ".", dirs[d], names[f]);
-                if (n > 0 && (size_t)n < sizeof path && access(path, R_OK) == 0 &&
-                    cublas_try(path, tried)) {
-                    return 1;
-                }
-            }
-        }
-    }
-    return 0;
-}
-
-/* Try lib64 of the toolkit directories. */
-static int
-cublas_try_toolkits(char *tried)
-{
-    const char *homes[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
-    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12"};
-    char path[CUBLAS_PATH_BYTES];
-    size_t h, f;
-
-    for (h = 0; h < sizeof homes / sizeof homes[0]; h++) {
-        if (homes[h] == NULL || homes[h][0] == '\0') {
-            continue;
-        }
-        for (f = 0; f < sizeof names / sizeof names[0]; f++) {
-            int n = snprintf(path, sizeof path, "%s/lib64/%s", homes[h], names[f]);
-            if (n > 0 && (size_t)n < sizeof path && access(path, R_OK) == 0 &&
-                cublas_try(path, tried)) {
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
-
 /* Load cuBLAS if it is not loaded yet: 0, or -1 with RuntimeError. */
 static int
 cublas_load(void)
 {
-    char tried[CUBLAS_TRIED_BYTES] = "";
+    static const char *const sonames[] = {"libcublas.so.13", "libcublas.so.12", NULL};
+    static const char *const wheel_dirs[] = {"nvidia/cu13/lib", "nvidia/cublas/lib",
+                                             "nvidia/cu12/lib", NULL};
+    dynlib_log log = {"", ""};
     const char *env;
 
     if (cublas_api.lib != NULL) {
@@ -261,18 +175,17 @@ cublas_load(void)
     }
     env = getenv("DEVARRAY_CUBLAS");
     if (env != NULL && env[0] != '\0') {
-        if (cublas_try(env, tried)) {
+        if (dynlib_try(env, cublas_adopt, NULL, &log)) {
             return 0;
         }
         PyErr_Format(PyExc_RuntimeError,
                      "devarray: DEVARRAY_CUBLAS=%s does not load as cuBLAS "
                      "(%s); point it at a libcublas.so.12 or .13, or unset it "
                      "to search the usual places",
-                     env, cublas_last_error);
+                     env, log.last_error);
         return -1;
     }
-    if (cublas_try("libcublas.so.13", tried) || cublas_try("libcublas.so.12", tried) ||
-        cublas_try_wheels(tried) || cublas_try_toolkits(tried)) {
+    if (dynlib_search(sonames, wheel_dirs, cublas_adopt, NULL, &log)) {
         return 0;
     }
     PyErr_Format(PyExc_RuntimeError,
@@ -281,7 +194,7 @@ cublas_load(void)
                  "(tried %s). Install it with `pip install devarray[cublas]` "
                  "(the nvidia-cublas wheel), or set DEVARRAY_CUBLAS to the path "
                  "of a libcublas.so.12 or .13.",
-                 tried);
+                 log.tried);
     return -1;
 }
 
