@@ -43,9 +43,13 @@
 #define DEVARRAY_KERNELS_OPTABLE_H_
 
 #include "ops.h"
-#include "ops_complex.h"
 #include "ops_int.h"
 #include "ops_math.h"
+/* DA_NO_COMPLEX_LOOPS: the table without its complex rows, for the
+   run-time compiler (src/jit.c), which has no thrust to build them with. */
+#ifndef DA_NO_COMPLEX_LOOPS
+#include "ops_complex.h"
+#endif
 
 /* clang-format off */
 #define DA_FOR_EACH_OP(X)                                                     \
@@ -429,8 +433,13 @@
 #define DA_CLASSES_UINT(Y, ...) Y(DA_CLASS_UINT, uint, __VA_ARGS__)
 #define DA_CLASSES_F32(Y, ...) Y(DA_CLASS_F32, f32, __VA_ARGS__)
 #define DA_CLASSES_F64(Y, ...) Y(DA_CLASS_F64, f64, __VA_ARGS__)
+#ifdef DA_NO_COMPLEX_LOOPS
+#define DA_CLASSES_C64(Y, ...)
+#define DA_CLASSES_C128(Y, ...)
+#else
 #define DA_CLASSES_C64(Y, ...) Y(DA_CLASS_C64, c64, __VA_ARGS__)
 #define DA_CLASSES_C128(Y, ...) Y(DA_CLASS_C128, c128, __VA_ARGS__)
+#endif
 #define DA_CLASSES_INT(Y, ...) DA_CLASSES_SINT(Y, __VA_ARGS__) DA_CLASSES_UINT(Y, __VA_ARGS__)
 #define DA_CLASSES_FLOAT(Y, ...) DA_CLASSES_F32(Y, __VA_ARGS__) DA_CLASSES_F64(Y, __VA_ARGS__)
 #define DA_CLASSES_COMPLEX(Y, ...) DA_CLASSES_C64(Y, __VA_ARGS__) DA_CLASSES_C128(Y, __VA_ARGS__)
