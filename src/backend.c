@@ -13,6 +13,7 @@
 #include "pool.h"
 #include "stream.h"
 #include "device.h"
+#include "jit.h"
 #include "transfer.h"
 
 #include <stdlib.h>
@@ -671,7 +672,13 @@ backend_fuse(int backend, const da_fuse *f)
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        cudaError_t err = da_cuda_fuse(f, stream_current());
+        cudaStream_t stream = stream_current();
+        const int compiled = jit_fuse(f, stream);
+        cudaError_t err;
+        if (compiled != 0) {
+            return compiled < 0 ? -1 : 0;
+        }
+        err = da_cuda_fuse(f, stream);
         return err == cudaSuccess ? 0 : cuda_error_raise(err, "fused kernel");
     }
 #else
@@ -681,6 +688,17 @@ backend_fuse(int backend, const da_fuse *f)
         return host_contract_error("fused program");
     }
     return 0;
+}
+
+int
+backend_fuse_compiles(int backend)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    return backend == DA_BACKEND_CUDA && jit_ready();
+#else
+    (void)backend;
+    return 0;
+#endif
 }
 
 /* A full reduction of a fused program's results in one pass (CUDA only:

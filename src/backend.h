@@ -99,6 +99,9 @@ int backend_matmul(int backend, int device, const da_matmul *g);
 /* Run a fused program (kernels/launch.h: da_fuse) on `backend`, on the
    current stream. */
 int backend_fuse(int backend, const da_fuse *f);
+/* Whether backend_fuse compiles programs at run time there (jit.h), so
+   an interpreter pass is not the fastest way to reduce their results. */
+int backend_fuse_compiles(int backend);
 
 /* The full reduction op of f's results into the accumulator at out (see
    kernels/launch.h: da_cuda_fuse_reduce), in one pass; CUDA only. */

@@ -27,6 +27,7 @@
 #include "dtype.h"
 #include "elementwise.h"
 #include "fuse_trace.h"
+#include "jit.h"
 #include "reduce.h"
 #include "scalar.h"
 #include "ufunc.h"
@@ -446,13 +447,50 @@ done:
     return 1;
 }
 
+/* f filled for running p on args (pointers, scalars, size): 1 when the
+   program takes them, 0 when the function must run unfused, -1 with an
+   exception. */
+static int
+fuse_prepare(const fuse_program *p, PyObject *args, da_fuse *f, int *ndim, int64_t *shape,
+             int *backend)
+{
+    int j, fits;
+
+    memcpy(f, &p->f, sizeof *f);
+    fits = fuse_bind(p, args, f, ndim, shape, backend);
+    if (fits < 0) {
+        return -1;
+    }
+    /* an operand with no array at all (a constant result) has no backend
+       of its own: the default one, as a new array gets */
+    if (p->f.ninputs == 0 && (*backend = backend_default()) < 0) {
+        return -1;
+    }
+    for (j = 0; j < p->nscalars && fits; j++) {
+        const fuse_scalar_slot *s = &p->scalars[j];
+        uint8_t fill;
+        const int status = ufunc_scalar_operand(s->op, s->k, PyTuple_GET_ITEM(args, s->arg),
+                                                s->compute, s->cls, 0, &f->consts[s->slot],
+                                                &fill);
+        if (status != 0) {
+            /* the unfused path raises it again, or answers a constant */
+            PyErr_Clear();
+            fits = 0;
+        }
+    }
+    if (fits && (f->size = array_shape_size(*ndim, shape, 1)) < 0) {
+        return -1;
+    }
+    return fits;
+}
+
 /* Run program p on args; a new reference, or NULL. */
 static PyObject *
 fuse_run(FusedFunctionObject *self, const fuse_program *p, PyObject *args)
 {
     da_fuse f;
     int64_t shape[DA_MAXDIMS];
-    int ndim, backend = 0, j, fits;
+    int ndim, backend = 0, fits;
     DeviceArrayObject *out = NULL;
     PyObject *result;
 
@@ -464,35 +502,17 @@ fuse_run(FusedFunctionObject *self, const fuse_program *p, PyObject *args)
         Py_INCREF(out);
     }
     else {
-        memcpy(&f, &p->f, sizeof f);
-        fits = fuse_bind(p, args, &f, &ndim, shape, &backend);
+        fits = fuse_prepare(p, args, &f, &ndim, shape, &backend);
         if (fits < 0) {
             return NULL;
-        }
-        /* an operand with no array at all (a constant result) has no
-           backend of its own: the default one, as a new array gets */
-        if (p->f.ninputs == 0 && (backend = backend_default()) < 0) {
-            return NULL;
-        }
-        for (j = 0; j < p->nscalars && fits; j++) {
-            const fuse_scalar_slot *s = &p->scalars[j];
-            uint8_t fill;
-            const int status = ufunc_scalar_operand(s->op, s->k, PyTuple_GET_ITEM(args, s->arg),
-                                                    s->compute, s->cls, 0,
-                                                    &f.consts[s->slot], &fill);
-            if (status != 0) {
-                /* the unfused path raises it again, or answers a constant */
-                PyErr_Clear();
-                fits = 0;
-            }
         }
         if (!fits) {
             return PyObject_Call(self->fn, args, NULL);
         }
-        if ((f.size = array_shape_size(ndim, shape, 1)) < 0) {
-            return NULL;
-        }
-        if (p->reduce_op >= 0 && fuse_reduce_in_one_pass(p, &f, backend, ndim, &result)) {
+        /* one pass where the program's kernel is the interpreter: with the
+           run-time compiler, its kernel and the unfused reduction are faster */
+        if (p->reduce_op >= 0 && !backend_fuse_compiles(backend) &&
+            fuse_reduce_in_one_pass(p, &f, backend, ndim, &result)) {
             return result;
         }
         out = array_new(backend, p->f.out_typenum, ndim, shape);
@@ -514,10 +534,32 @@ fuse_run(FusedFunctionObject *self, const fuse_program *p, PyObject *args)
     return result;
 }
 
+/* The program for args' kinds (traced on first sight): a new reference
+   to its capsule, or NULL. */
+static PyObject *
+fused_program(FusedFunctionObject *self, PyObject *args)
+{
+    PyObject *key, *capsule;
+
+    if ((key = fuse_key(args)) == NULL) {
+        return NULL;
+    }
+    capsule = PyDict_GetItemWithError(self->cache, key);
+    if (capsule != NULL) {
+        Py_INCREF(capsule);
+    }
+    else if (PyErr_Occurred() || (capsule = fuse_trace_program(self, args)) == NULL ||
+             PyDict_SetItem(self->cache, key, capsule) < 0) {
+        Py_CLEAR(capsule);
+    }
+    Py_DECREF(key);
+    return capsule;
+}
+
 static PyObject *
 fused_call(FusedFunctionObject *self, PyObject *args, PyObject *kwargs)
 {
-    PyObject *key, *capsule, *result;
+    PyObject *capsule, *result;
     Py_ssize_t k;
 
     if (kwargs != NULL && PyDict_GET_SIZE(kwargs) > 0) {
@@ -531,21 +573,38 @@ fused_call(FusedFunctionObject *self, PyObject *args, PyObject *kwargs)
             return PyObject_Call(self->fn, args, NULL);
         }
     }
-    if ((key = fuse_key(args)) == NULL) {
+    if ((capsule = fused_program(self, args)) == NULL) {
         return NULL;
     }
-    capsule = PyDict_GetItemWithError(self->cache, key);
-    if (capsule != NULL) {
-        Py_INCREF(capsule);
-    }
-    else if (PyErr_Occurred() || (capsule = fuse_trace_program(self, args)) == NULL ||
-             PyDict_SetItem(self->cache, key, capsule) < 0) {
-        Py_XDECREF(capsule);
-        Py_DECREF(key);
-        return NULL;
-    }
-    Py_DECREF(key);
     result = fuse_run(self, PyCapsule_GetPointer(capsule, FUSE_CAPSULE), args);
+    Py_DECREF(capsule);
+    return result;
+}
+
+/* For tests: the run-time compiler's (source, cubin bytes) for args, or
+   None where it declines them or the function runs unfused (jit.h). */
+static PyObject *
+fused_jit_source(FusedFunctionObject *self, PyObject *args)
+{
+    const fuse_program *p;
+    PyObject *capsule, *result = NULL;
+    da_fuse f;
+    int64_t shape[DA_MAXDIMS];
+    int ndim, backend = 0, fits = 0;
+
+    if ((capsule = fused_program(self, args)) == NULL) {
+        return NULL;
+    }
+    p = PyCapsule_GetPointer(capsule, FUSE_CAPSULE);
+    if (!p->fallback && p->identity_arg < 0) {
+        fits = fuse_prepare(p, args, &f, &ndim, shape, &backend);
+    }
+    if (fits > 0) {
+        result = jit_compile_only(&f);
+    }
+    else if (fits == 0) {
+        result = Py_NewRef(Py_None);
+    }
     Py_DECREF(capsule);
     return result;
 }
@@ -596,6 +655,14 @@ static PyGetSetDef fused_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
+static PyMethodDef fused_methods[] = {
+    {"_jit_source", (PyCFunction)fused_jit_source, METH_VARARGS,
+     "_jit_source(*args)\n--\n\nFor tests: (CUDA source, cubin bytes) of the kernel "
+     "the run-time compiler makes for these arguments (compiled for NVRTC's oldest "
+     "architecture, no GPU needed), or None where it would not compile them."},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyTypeObject FusedFunction_Type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "devarray._core.FusedFunction",
@@ -606,6 +673,7 @@ static PyTypeObject FusedFunction_Type = {
     .tp_doc = "A function fused by devarray.fuse: called like it, run as one kernel.",
     .tp_traverse = (traverseproc)fused_traverse,
     .tp_clear = (inquiry)fused_clear,
+    .tp_methods = fused_methods,
     .tp_getset = fused_getset,
 };
 

@@ -42,6 +42,7 @@
 /* pinned host memory and asynchronous transfers */
 #include "pinned.h"
 #include "fuse.h"
+#include "jit.h"
 
 static PyObject *
 module_sum(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
@@ -141,7 +142,7 @@ PyInit__core(void)
         /* pinned host memory and asynchronous transfers */
         pinned_module_init(module) < 0 ||
         /* fusion */
-        fuse_module_init(module) < 0 ||
+        fuse_module_init(module) < 0 || jit_module_init(module) < 0 ||
         module_add_all(module) < 0) {
         Py_DECREF(module);
         return NULL;

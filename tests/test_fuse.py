@@ -26,19 +26,21 @@ BINARY = [
 
 def outcome(fn, *args):
     """fn(*args) as (dtype, shape, bytes), or the exception's type.  On CUDA
-    a float16 NaN is compared as any NaN: where the unfused path copies a
-    float16 value unchanged (+x, real, where) it keeps the NaN's bits, while
-    the interpreter holds float16 in float32 registers and stores them with
-    the GPU's conversion, which makes every NaN the canonical one
-    (docs/fusion.md)."""
+    a real float NaN is compared as any NaN (where it is, not its bits;
+    docs/fusion.md): where the unfused path copies a float16 value unchanged
+    (+x, real, where) it keeps the NaN's bits, while the interpreter holds
+    float16 in float32 registers and stores them with the GPU's conversion,
+    which makes every NaN the canonical one; and the compiled kernels let
+    the compiler fold sign operations (-(-x) is x) where the unfused
+    kernels' negation canonicalises a NaN."""
     try:
         r = fn(*args)
     except (TypeError, ValueError, OverflowError) as exc:
         return type(exc)
     if isinstance(r, da.DeviceArray):
         values = r.to_host()
-        if r.dtype.name == "float16" and r.device.type == "cuda":
-            values = np.where(np.isnan(values), np.float16(np.nan), values)
+        if r.dtype.name in ("float16", "float32", "float64") and r.device.type == "cuda":
+            values = np.where(np.isnan(values), values.dtype.type(np.nan), values)
         return (r.dtype.name, r.shape, values.tobytes())
     return r
 
