@@ -1,52 +1,32 @@
 /*
  * all() and any(): see logical_reduce.h.
  *
- * any(x) is NumPy's sum(x, dtype=bool): reduce_sum casts x to bool (the
- * cast tests != 0, so NaN counts as true and a complex value is true when
- * either part is nonzero), sums those flags per segment into int64 counts
- * and casts the counts to bool, i.e. count > 0.  An empty segment sums to 0,
- * so any() of nothing is False.
- *
- * all(x) is not any(not x): a logical_not pass makes the bool array of
- * zeros, whose any() is negated in place.  all() of nothing is True.
- *
- * Every temporary is a DeviceArray on x's backend, freed on return; nothing
- * goes through the host.  Axis checks (AxisError, duplicate axes) are
- * reduce_sum's, with NumPy's wording.
+ * Each is one bool reduction (reduce_logical): any(x) is the MAX (or) and
+ * all(x) the MIN (and) of x != 0, tested as the cast to bool does (NaN
+ * counts as true, -0.0 as false, a complex value is true when either part
+ * is nonzero).  Bool arrays are read in place, any() of contiguous integers
+ * reads their bytes as bools, and everything else is cast to bool once
+ * first (the engine instantiates bool accumulators for bool input only).
+ * any() of nothing is False, all() of nothing True.  Axis checks
+ * (AxisError, duplicate axes) are reduce_apply's, with NumPy's wording.
  */
 #include "logical_reduce.h"
 
 #include "array.h"
 #include "reduce.h"
-#include "ufunc.h"
 
 /* x's any() over axis: a new bool array. */
 static PyObject *
 logical_reduce_any_of(DeviceArrayObject *x, PyObject *axis, int keepdims)
 {
-    return reduce_sum(x, axis, DA_BOOL, keepdims);
+    return reduce_logical(x, DA_REDUCE_MAX, axis, keepdims);
 }
 
 /* x's all() over axis: a new bool array. */
 static PyObject *
 logical_reduce_all_of(DeviceArrayObject *x, PyObject *axis, int keepdims)
 {
-    PyObject *operand = (PyObject *)x, *zeros = NULL, *found = NULL,
-             *result = NULL;
-
-    zeros = ufunc_apply(DA_OP_LOGICAL_NOT, &operand, 0, 0);
-    if (zeros == NULL) {
-        goto error;
-    }
-    found = logical_reduce_any_of((DeviceArrayObject *)zeros, axis, keepdims);
-    if (found == NULL) {
-        goto error;
-    }
-    result = ufunc_apply(DA_OP_LOGICAL_NOT, &found, 1, 0);
-error:
-    Py_XDECREF(found);
-    Py_XDECREF(zeros);
-    return result;
+    return reduce_logical(x, DA_REDUCE_MIN, axis, keepdims);
 }
 
 /* Parse (x, /, *, axis=None, keepdims=False) with `format` (which ends in

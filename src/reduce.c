@@ -122,6 +122,25 @@ reduce_fill_one(DeviceArrayObject *a)
     return elementwise_run(DA_OP_COPY, cls, a, 1, (DeviceArrayObject *[]){NULL}, &one);
 }
 
+/* Whether any() of integer array `a` over the `reduced` axes can read a's
+   bytes in place as bools: a is C-contiguous and the reduced elements of
+   each result are adjacent (inner == 1); then r holds that layout, in
+   bytes.  Otherwise 0 (r is left for reduce_source). */
+static int
+reduce_any_as_bytes(DeviceArrayObject *a, const int *reduced, da_reduce *r)
+{
+    int cls = da_class_of(a->typenum);
+
+    if ((cls != DA_CLASS_SINT && cls != DA_CLASS_UINT) || !array_is_c_contiguous(a) ||
+        !reduce_in_place_layout(a->ndim, DA_SHAPE(a), reduced, &r->outer, &r->len,
+                                &r->inner) ||
+        r->inner != 1) {
+        return 0;
+    }
+    r->len *= DA_ITEMSIZE(a);
+    return 1;
+}
+
 /* The contiguous source of the reduction and its layout: `a` itself, a
    copy in a's axis order, or a copy with the reduced axes last. */
 static DeviceArrayObject *
@@ -167,8 +186,10 @@ reduce_source(DeviceArrayObject *a, const int *reduced, int source_type,
     return source;
 }
 
-PyObject *
-reduce_apply(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keepdims)
+/* reduce_apply; with `logical`, reduce_logical (typenum unused). */
+static PyObject *
+reduce_run(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keepdims,
+           int logical)
 {
     int reduced[DA_MAXDIMS];
     int64_t out_shape[DA_MAXDIMS], len = 1;
@@ -190,7 +211,10 @@ reduce_apply(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keep
             }
         }
     }
-    if (op == DA_REDUCE_MAX || op == DA_REDUCE_MIN) {
+    if (logical) {
+        result_type = DA_BOOL;
+    }
+    else if (op == DA_REDUCE_MAX || op == DA_REDUCE_MIN) {
         result_type = a->typenum;
         if (len == 0) {
             PyErr_Format(PyExc_ValueError,
@@ -228,16 +252,23 @@ reduce_apply(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keep
         goto error;
     }
     if (len == 0) {
-        /* a sum over nothing is 0, a product 1 */
-        if (op == DA_REDUCE_SUM ? transfer_memset_zero(a->backend, acc->data,
+        /* a sum (or any()) over nothing is 0, a product (or all()) 1; max and
+           min of nothing raised above */
+        if (op == DA_REDUCE_SUM || op == DA_REDUCE_MAX ? transfer_memset_zero(a->backend, acc->data,
                                                        (size_t)DA_NBYTES(acc)) < 0
                                 : reduce_fill_one(acc) < 0) {
             goto error;
         }
     }
     else {
-        source = reduce_source(a, reduced, source_type, &r);
-        if (source == NULL) {
+        if (logical && op == DA_REDUCE_MAX && reduce_any_as_bytes(a, reduced, &r)) {
+            /* any() of integers: a value is nonzero when one of its bytes
+               is, so the bytes are read as bools, with no cast */
+            source_type = DA_BOOL;
+            source = a;
+            Py_INCREF(source);
+        }
+        else if ((source = reduce_source(a, reduced, source_type, &r)) == NULL) {
             goto error;
         }
         r.in = source->data;
@@ -261,6 +292,18 @@ error:
     Py_XDECREF(source);
     Py_XDECREF(result);
     return NULL;
+}
+
+PyObject *
+reduce_apply(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keepdims)
+{
+    return reduce_run(a, op, axis, typenum, keepdims, 0);
+}
+
+PyObject *
+reduce_logical(DeviceArrayObject *a, int op, PyObject *axis, int keepdims)
+{
+    return reduce_run(a, op, axis, DA_BOOL, keepdims, 1);
 }
 
 PyObject *

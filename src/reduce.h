@@ -18,6 +18,14 @@
 PyObject *reduce_apply(DeviceArrayObject *a, int op, PyObject *axis, int typenum,
                        int keepdims);
 
+/* any() (op DA_REDUCE_MAX) or all() (DA_REDUCE_MIN) of `a` over `axis`: a
+   bool array, False (True) over no elements.  Elements are tested != 0 as
+   the cast to bool does (NaN true, -0.0 false, complex true when either
+   part is nonzero) and combined by one bool reduction: read in place for
+   bool input and for any() of C-contiguous integers whose reduced
+   elements are adjacent (their bytes), else after one cast to bool. */
+PyObject *reduce_logical(DeviceArrayObject *a, int op, PyObject *axis, int keepdims);
+
 /* reduce_apply with DA_REDUCE_SUM. */
 PyObject *reduce_sum(DeviceArrayObject *a, PyObject *axis, int typenum,
                      int keepdims);

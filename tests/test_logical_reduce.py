@@ -173,6 +173,37 @@ def test_one_element_decides(backend, rng, dt):
     assert not bool(host(devarray.any(devarray.to_device(zeros))))
 
 
+@pytest.mark.parametrize("dt", ["int8", "uint8", "int16", "uint16", "int32",
+                                "uint32", "int64", "uint64"])
+def test_any_integers_by_byte(backend, rng, dt):
+    """any() of contiguous integers reads their bytes as bools when the
+    reduced elements are adjacent (src/reduce.c): a value whose only nonzero
+    byte is any one of its bytes (the sign byte included) counts, as does
+    every byte value; the other layouts (axis 0, a strided view) cast
+    first and must agree."""
+    size = np.dtype(dt).itemsize
+    for _ in range(4):
+        rows, cols = int(rng.integers(1, 6)), int(rng.integers(1, 40))
+        raw = np.zeros((rows, cols * size), dtype=np.uint8)
+        hits = rng.integers(0, raw.size, size=int(rng.integers(0, 4)))
+        raw.reshape(-1)[hits] = rng.integers(1, 256, size=hits.size)
+        a = raw.view(dt)
+        d = devarray.to_device(a)
+        for axis in (None, -1, (0, 1), 0):
+            for keepdims in (False, True):
+                check("any", a, d, axis=axis, keepdims=keepdims)
+        check("any", a[:, ::2], axis=-1)
+        check("any", a[1:], axis=1)
+    for byte in range(size):
+        for value in (1, 0x80, 0xFF):
+            raw = np.zeros(3 * size, dtype=np.uint8)
+            raw[size + byte] = value
+            a = raw.view(dt)
+            assert bool(host(devarray.any(devarray.to_device(a)))), (byte, value)
+            assert_values(devarray.any(devarray.to_device(a.reshape(3, 1)), axis=1),
+                          np.array([False, True, False]))
+
+
 @pytest.mark.parametrize("name", FUNCS)
 def test_input_untouched(backend, rng, name):
     a = with_zeros(rng, (4, 5), "float32", 0.3)
