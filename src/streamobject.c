@@ -220,7 +220,13 @@ streamobject_release(StreamObject *self)
 static void
 stream_dealloc(StreamObject *self)
 {
+    PyObject *type, *value, *traceback;
+
+    /* a stream dropped while an exception propagates (a 'with' block that
+       raised) must not lose it: releasing may clear its own failures */
+    PyErr_Fetch(&type, &value, &traceback);
     streamobject_release(self);
+    PyErr_Restore(type, value, traceback);
     Py_XDECREF(self->owner);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }

@@ -372,3 +372,18 @@ def test_graph_outputs_outlive_the_graph(gpu, rng):
     s.synchronize()
     del g
     assert_values(out.to_host(), a * np.float32(2.0))
+
+
+def test_an_exception_leaving_a_stream_block_is_kept(backend):
+    """A Stream released while an exception propagates (its only reference
+    was the 'with' statement's) keeps that exception: releasing the stream
+    hands its cached blocks back and must not clear it."""
+    def body():
+        with devarray.Stream(non_blocking=True):
+            for _ in range(3):
+                (devarray.ones(100) * 2).sum()  # small blocks freed on the stream
+            raise KeyError("kept")
+
+    for _ in range(3):
+        with pytest.raises(KeyError, match="kept"):
+            body()
