@@ -176,7 +176,7 @@ reduce_apply(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keep
     DeviceArrayObject *result = NULL, *source = NULL, *acc = NULL;
     da_reduce r;
 
-    if (reduce_parse_axes(axis, a->ndim, reduced) < 0) {
+    if (reduce_parse_axes(axis, a->ndim, reduced) < 0 || array_activate(a) < 0) {
         return NULL;
     }
     for (k = 0; k < a->ndim; k++) {

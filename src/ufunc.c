@@ -334,6 +334,9 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
         return NULL;
     }
 
+    if (array_activate(first) < 0) {
+        return NULL;
+    }
     promoted = ufunc_promote(op, typenums, operands, kinds);
     if (promoted < 0 || ufunc_resolve(op, promoted, &compute, &cls, &result) < 0) {
         return NULL;
