@@ -347,7 +347,8 @@ scan_diff(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     int axis = -1;
 
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|$OnOO:diff", kwlist, &DeviceArray_Type,
-                                     &x, &axis_obj, &n, &parts[0], &parts[1])) {
+                                     &x, &axis_obj, &n, &parts[0], &parts[1]) ||
+        array_activate(x) < 0) {
         return NULL;
     }
     if (x->ndim == 0) {

@@ -571,6 +571,9 @@ ufunc_clip(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
         return NULL;
     }
     x = (DeviceArrayObject *)xobj;
+    if (array_activate(x) < 0) {
+        return NULL;
+    }
     cls = da_class_of(x->typenum);
     /* complex has maximum/minimum (NumPy's lexicographic order), but the
        spec's clip is for real-valued x */
