@@ -96,7 +96,7 @@ array_set_c_strides(DeviceArrayObject *a)
 DeviceArrayObject *
 array_new(int backend, int typenum, int ndim, const int64_t *shape)
 {
-    DeviceArrayObject *a = array_new_view(backend, device_current(backend), typenum,
+    DeviceArrayObject *a = array_new_view(backend, device_active(backend), typenum,
                                           ndim, shape, NULL, NULL, NULL, 0);
     if (a == NULL) {
         return NULL;
@@ -208,7 +208,7 @@ array_dealloc(DeviceArrayObject *self)
         PyObject_ClearWeakRefs((PyObject *)self);
     }
     if (self->alloc != NULL) {
-        pool_free_array(self->backend, self->alloc, self->birth);
+        pool_free_array(self->backend, self->device, self->alloc, self->birth);
     }
     Py_XDECREF(self->base);
     PyObject_Free(self);
@@ -377,19 +377,39 @@ array_memory_overlap(const DeviceArrayObject *a, const DeviceArrayObject *b)
     return lo[0] < hi[1] && lo[1] < hi[0];
 }
 
+/* a's place as str(Device) spells it: 'cuda:1', 'host' */
+static void
+array_place_name(const DeviceArrayObject *a, char *buf, size_t size)
+{
+    if (a->backend == DA_BACKEND_CUDA) {
+        snprintf(buf, size, "cuda:%d", a->device);
+    }
+    else {
+        snprintf(buf, size, "%s", backend_name(a->backend));
+    }
+}
+
 int
 array_check_same_place(const char *func, const DeviceArrayObject *a,
                        const DeviceArrayObject *b)
 {
     if (a->backend != b->backend || a->device != b->device) {
+        char pa[32], pb[32];
+        array_place_name(a, pa, sizeof pa);
+        array_place_name(b, pb, sizeof pb);
         PyErr_Format(PyExc_ValueError,
-                     "%s(): operands are on different backends or devices "
-                     "(%s:%d and %s:%d); copy one with to_host() and to_device()",
-                     func, backend_name(a->backend), a->device, backend_name(b->backend),
-                     b->device);
+                     "%s(): operands are on different backends or devices, "
+                     "%s and %s: move one with x.to_device(...)",
+                     func, pa, pb);
         return -1;
     }
-    return 0;
+    return array_activate(a);
+}
+
+int
+array_activate(const DeviceArrayObject *a)
+{
+    return device_activate(a->backend, a->device);
 }
 
 PyTypeObject DeviceArray_Type = {

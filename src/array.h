@@ -109,8 +109,15 @@ int array_normalize_axes(PyObject *seq, int ndim, const char *repeated, int *axe
 int array_memory_overlap(const DeviceArrayObject *a, const DeviceArrayObject *b);
 
 /* 0 when a and b are on one backend and device (to meet in one kernel),
-   else -1 with ValueError naming `func` and both places. */
+   else -1 with ValueError naming `func` and both places.  On success their
+   device is the active one (array_activate). */
 int array_check_same_place(const char *func, const DeviceArrayObject *a,
                            const DeviceArrayObject *b);
+
+/* Make a's device the active one (device.h), so that the result arrays an
+   op allocates next and its launches go there: every op calls this (or
+   array_check_same_place) on an operand before it allocates.  0, or -1
+   with an exception. */
+int array_activate(const DeviceArrayObject *a);
 
 #endif /* DEVARRAY_SRC_ARRAY_H_ */

@@ -136,11 +136,14 @@ array_index_convert(DeviceArrayObject *self, PyObject *item)
         PyErr_SetString(PyExc_IndexError,
                         "arrays used as indices must be of integer (or boolean) type");
     }
-    else if (a->backend != self->backend) {
-        moved = (DeviceArrayObject *)copy_to_backend(a, -1, self->backend);
+    else if (a->backend == self->backend) {
+        /* index arrays move between backends, never between CUDA devices */
+        if (array_check_same_place("__getitem__", self, a) == 0) {
+            return a;
+        }
     }
     else {
-        return a;
+        moved = (DeviceArrayObject *)copy_to_backend(a, -1, self->backend);
     }
     Py_DECREF(a);
     return moved;
@@ -655,6 +658,7 @@ array_index_filter(DeviceArrayObject *x, DeviceArrayObject *mask)
     int64_t count = 0;
 
     if (array_index_check_mask(x, mask, 0) < 0 ||
+        array_check_same_place("__getitem__", x, mask) < 0 ||
         (flags = copy_contiguous_as(mask, DA_BOOL)) == NULL ||
         (src = copy_contiguous_as(x, x->typenum)) == NULL) {
         goto error;
@@ -688,6 +692,9 @@ array_index_subscript(DeviceArrayObject *self, PyObject *key)
 
     if (!array_index_is_advanced(key)) {
         return indexing_subscript(self, key);
+    }
+    if (array_activate(self) < 0) {
+        return NULL;
     }
     if (DeviceArray_Check(sole) && self->ndim > 0) {
         DeviceArrayObject *m = (DeviceArrayObject *)sole;

@@ -558,9 +558,8 @@ backend_synchronize(int backend)
         if (stream_check_sync("synchronize()") < 0) {
             return -1;
         }
-        Py_BEGIN_ALLOW_THREADS
-        err = cudaDeviceSynchronize();
-        Py_END_ALLOW_THREADS
+        /* every device devarray has used (devices) */
+        err = device_synchronize_all();
         return err == cudaSuccess ? 0 : cuda_error_raise(err, "cudaDeviceSynchronize");
     }
 #else

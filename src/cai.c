@@ -67,11 +67,13 @@ byte_extent(int ndim, const int64_t *shape, const int64_t *strides, int itemsize
 }
 
 /* Check that every element of the described array lies in device memory
-   that the producer owns, on devarray's device; sets ValueError. */
+   that the producer owns, on a device devarray can use, stored in *device
+   (the current device for an empty array); sets ValueError. */
 static int
 check_device_extent(uintptr_t ptr, int ndim, const int64_t *shape,
-                    const int64_t *strides, int itemsize, int64_t size)
+                    const int64_t *strides, int itemsize, int64_t size, int *device)
 {
+    *device = device_current(DA_BACKEND_CUDA);
     int64_t lo, hi;
     if (size == 0) {
         return 0;
@@ -103,13 +105,11 @@ check_device_extent(uintptr_t ptr, int ndim, const int64_t *shape,
                          (unsigned long long)ptr);
             return -1;
         }
-        if (attrs.device != device_current(DA_BACKEND_CUDA)) {
-            PyErr_Format(PyExc_ValueError,
-                         "the data is on CUDA device %d, but devarray works on "
-                         "device %d",
-                         attrs.device, device_current(DA_BACKEND_CUDA));
+        /* the view lives where the producer's memory does */
+        if (device_check_ordinal(attrs.device) < 0) {
             return -1;
         }
+        *device = attrs.device;
         if (cai_allocation_range(ptr, &alloc_base, &alloc_size) &&
             (ptr + (uintptr_t)lo < alloc_base ||
              ptr + (uintptr_t)hi > alloc_base + alloc_size)) {
@@ -179,7 +179,7 @@ cai_import(PyObject *obj, PyObject *cai, int backend)
     PyObject *shape_obj, *typestr, *data, *version, *strides_obj, *mask, *stream;
     unsigned long long ptr;
     long version_number;
-    int ndim, nstrides, typenum, readonly, itemsize, i;
+    int ndim, nstrides, typenum, readonly, itemsize, i, device;
     uintptr_t producer_stream = 0;
 
     if (!PyDict_Check(cai)) {
@@ -310,7 +310,9 @@ cai_import(PyObject *obj, PyObject *cai, int backend)
             return NULL;
         }
     }
-    if (check_device_extent((uintptr_t)ptr, ndim, shape, strides, itemsize, size) < 0) {
+    if (check_device_extent((uintptr_t)ptr, ndim, shape, strides, itemsize, size,
+                            &device) < 0 ||
+        device_activate(DA_BACKEND_CUDA, device) < 0) {
         return NULL;
     }
 #ifdef DEVARRAY_HAVE_CUDA
@@ -322,7 +324,7 @@ cai_import(PyObject *obj, PyObject *cai, int backend)
         }
     }
 #endif
-    return array_new_view(DA_BACKEND_CUDA, device_current(DA_BACKEND_CUDA),
+    return array_new_view(DA_BACKEND_CUDA, device,
                           typenum, ndim, shape, strides, (char *)(uintptr_t)ptr,
                           obj, readonly ? DA_FLAG_READONLY : 0);
 }

@@ -1,8 +1,9 @@
 /*
  * Copies and casts of whole arrays: a cast on the array's backend (C order,
  * or the layout NumPy's order letter asks for), a C-contiguous version of
- * an array, and a move to another backend through host memory.  Built on the elementwise machinery (elementwise.c) and the
- * transfers of backend.c.
+ * an array, a move to another backend through host memory, and a copy to
+ * another CUDA device (peer to peer when the GPUs allow it).  Built on the
+ * elementwise machinery (elementwise.c) and the transfers of backend.c.
  */
 #include "copy.h"
 
@@ -11,6 +12,8 @@
 #include "pool.h"
 #include "transfer.h"
 #include "device.h"
+#include "cuda_error.h"
+#include "stream.h"
 
 DeviceArrayObject *
 copy_contiguous_as(DeviceArrayObject *a, int typenum)
@@ -19,6 +22,9 @@ copy_contiguous_as(DeviceArrayObject *a, int typenum)
     if (a->typenum == typenum && array_is_c_contiguous(a)) {
         Py_INCREF(a);
         return a;
+    }
+    if (array_activate(a) < 0) {
+        return NULL;
     }
     result = array_new(a->backend, typenum, a->ndim, DA_SHAPE(a));
     if (result == NULL) {
@@ -34,7 +40,9 @@ copy_contiguous_as(DeviceArrayObject *a, int typenum)
 DeviceArrayObject *
 copy_cast(DeviceArrayObject *a, int typenum)
 {
-    DeviceArrayObject *result = array_new(a->backend, typenum, a->ndim, DA_SHAPE(a));
+    DeviceArrayObject *result = array_activate(a) < 0
+                                    ? NULL
+                                    : array_new(a->backend, typenum, a->ndim, DA_SHAPE(a));
     if (result != NULL && elementwise_copy(result, a) < 0) {
         Py_CLEAR(result);
     }
@@ -47,6 +55,9 @@ copy_cast_order(DeviceArrayObject *a, int typenum, char letter)
     int order[DA_MAXDIMS];
     DeviceArrayObject *result;
 
+    if (array_activate(a) < 0) {
+        return NULL;
+    }
     elementwise_copy_order(a, letter, order);
     result = array_new_ordered(a->backend, typenum, a->ndim, DA_SHAPE(a), order);
     if (result != NULL && elementwise_copy(result, a) < 0) {
@@ -94,6 +105,10 @@ copy_to_backend(DeviceArrayObject *a, int typenum, int backend)
     if (a->backend == backend) {
         return (PyObject *)copy_cast(a, typenum);
     }
+    /* read a on its device; the result goes to the active one */
+    if (array_activate(a) < 0) {
+        return NULL;
+    }
     contiguous = copy_contiguous_as(a, a->typenum);
     if (contiguous == NULL) {
         goto error;
@@ -123,3 +138,64 @@ error:
     return result;
 }
 
+
+/* A new array on CUDA device `device` with a's values (on another CUDA
+   device) cast to typenum.  cudaMemcpyPeer is ordered after all work queued
+   on both devices and before all work queued later (its documented
+   serialisation), so neither device's streams need events for it; it goes
+   peer to peer when device_peer_enable allows it, else the driver stages it
+   through host memory. */
+static PyObject *
+copy_peer(DeviceArrayObject *a, int typenum, int device)
+{
+    DeviceArrayObject *contiguous = NULL, *moved = NULL;
+#ifdef DEVARRAY_HAVE_CUDA
+    cudaError_t err;
+
+    if (stream_check_sync("a copy between CUDA devices") < 0) {
+        return NULL;
+    }
+#endif
+    if ((contiguous = copy_contiguous_as(a, typenum)) == NULL ||
+        device_activate(DA_BACKEND_CUDA, device) < 0 ||
+        (moved = array_new(DA_BACKEND_CUDA, typenum, a->ndim, DA_SHAPE(a))) == NULL) {
+        goto error;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    if (moved->size > 0) {
+        (void)device_peer_enable(device, a->device);
+        Py_BEGIN_ALLOW_THREADS
+        err = cudaMemcpyPeer(moved->data, device, contiguous->data, a->device,
+                             (size_t)DA_NBYTES(moved));
+        Py_END_ALLOW_THREADS
+        if (err != cudaSuccess) {
+            cuda_error_raise(err, "cudaMemcpyPeer");
+            goto error;
+        }
+    }
+#endif
+    Py_DECREF(contiguous);
+    return (PyObject *)moved;
+error:
+    Py_XDECREF(contiguous);
+    Py_XDECREF(moved);
+    return NULL;
+}
+
+PyObject *
+copy_to_place(DeviceArrayObject *a, int typenum, int backend, int device)
+{
+    if (typenum < 0) {
+        typenum = a->typenum;
+    }
+    if (backend != DA_BACKEND_CUDA || (a->backend == backend && a->device == device)) {
+        return copy_to_backend(a, typenum, backend);
+    }
+    if (a->backend == backend) {
+        return copy_peer(a, typenum, device);
+    }
+    if (device_activate(backend, device) < 0) {
+        return NULL;
+    }
+    return copy_to_backend(a, typenum, backend);
+}

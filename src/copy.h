@@ -27,4 +27,9 @@ DeviceArrayObject *copy_contiguous_as(DeviceArrayObject *a, int typenum);
    copied through host memory when the backends differ. */
 PyObject *copy_to_backend(DeviceArrayObject *a, int typenum, int backend);
 
+/* A new array at (backend, device) with a's values cast to typenum (-1:
+   a's dtype): copy_to_backend's move, on CUDA to device `device`, from
+   another CUDA device by copy_peer (see copy.c). */
+PyObject *copy_to_place(DeviceArrayObject *a, int typenum, int backend, int device);
+
 #endif /* DEVARRAY_SRC_COPY_H_ */

@@ -39,7 +39,8 @@ creation_backend(const da_place *place, int fallback)
 {
     da_place def;
     if (place->backend >= 0) {
-        return place->backend;
+        /* new arrays go to the active device: this one */
+        return device_activate(place->backend, place->device) < 0 ? -1 : place->backend;
     }
     if (fallback >= 0) {
         return fallback;
@@ -70,12 +71,14 @@ creation_copy_converter(PyObject *obj, void *out)
    changes and copy != 1, else a copy (refused with ValueError when copy
    == 0). */
 static PyObject *
-creation_from_array(DeviceArrayObject *a, int typenum, int backend, int copy)
+creation_from_array(DeviceArrayObject *a, int typenum, int backend, int device, int copy)
 {
+    const int moves = backend != a->backend ||
+                      (backend == DA_BACKEND_CUDA && device != a->device);
     if (typenum < 0) {
         typenum = a->typenum;
     }
-    if (typenum == a->typenum && backend == a->backend && copy != 1) {
+    if (typenum == a->typenum && !moves && copy != 1) {
         Py_INCREF(a);
         return (PyObject *)a;
     }
@@ -86,16 +89,22 @@ creation_from_array(DeviceArrayObject *a, int typenum, int backend, int copy)
                          "needs a copy",
                          dtype_table[a->typenum].name, dtype_table[typenum].name);
         }
-        else {
+        else if (backend != a->backend) {
             PyErr_Format(PyExc_ValueError,
                          "asarray(copy=False): moving the array from the %s to "
                          "the %s backend needs a copy",
                          backend_name(a->backend),
                          backend_name(backend));
         }
+        else {
+            PyErr_Format(PyExc_ValueError,
+                         "asarray(copy=False): moving the array from CUDA "
+                         "device %d to CUDA device %d needs a copy",
+                         a->device, device);
+        }
         return NULL;
     }
-    return copy_to_backend(a, typenum, backend);
+    return copy_to_place(a, typenum, backend, device);
 }
 
 /* A zero-copy view of obj's device memory when it offers it: through
@@ -141,7 +150,7 @@ creation_host_no_copy(PyObject *obj, int typenum, int backend)
     if (view == NULL) {
         return NULL;
     }
-    result = creation_from_array(view, typenum, backend, 0);
+    result = creation_from_array(view, typenum, backend, 0, 0);
     Py_DECREF(view);
     return result;
 }
@@ -155,8 +164,13 @@ creation_asarray_impl(PyObject *obj, int typenum, const da_place *place, int cop
 
     if (DeviceArray_Check(obj)) {
         DeviceArrayObject *a = (DeviceArrayObject *)obj;
-        return creation_from_array(a, typenum, creation_backend(place, a->backend),
-                                   copy);
+        /* an array stays on its device unless device= says otherwise */
+        backend = creation_backend(place, a->backend);
+        return backend < 0 ? NULL
+                           : creation_from_array(a, typenum, backend,
+                                                 place->backend >= 0 ? place->device
+                                                                     : a->device,
+                                                 copy);
     }
     backend = creation_backend(place, -1);
     if (backend < 0) {
@@ -168,7 +182,11 @@ creation_asarray_impl(PyObject *obj, int typenum, const da_place *place, int cop
         obj, place->backend == DA_BACKEND_HOST && device_cuda_available() ? DA_BACKEND_CUDA
                                                                           : backend);
     if (imported != NULL) {
-        result = creation_from_array(imported, typenum, backend, copy);
+        /* an import keeps its producer's device unless device= says
+           otherwise */
+        result = creation_from_array(imported, typenum, backend,
+                                     place->backend >= 0 ? place->device : imported->device,
+                                     copy);
         Py_DECREF(imported);
         return result;
     }
@@ -203,19 +221,23 @@ creation_asarray(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 static PyObject *
 creation_to_device(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"obj", "dtype", NULL};
+    static char *kwlist[] = {"obj", "dtype", "device", NULL};
     PyObject *obj;
+    da_place place = {-1, 0};
     int typenum = -1, backend;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O&:to_device", kwlist, &obj,
-                                     dtypeobject_converter_optional, &typenum)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O&$O&:to_device", kwlist, &obj,
+                                     dtypeobject_converter_optional, &typenum,
+                                     deviceobject_converter_optional, &place)) {
         return NULL;
     }
-    backend = backend_default();
+    /* the device asked for, else the current one: made active */
+    backend = creation_backend(&place, -1);
     if (backend < 0) {
         return NULL;
     }
     if (DeviceArray_Check(obj)) {
-        return copy_to_backend((DeviceArrayObject *)obj, typenum, backend);
+        return copy_to_place((DeviceArrayObject *)obj, typenum, backend,
+                             place.backend >= 0 ? place.device : device_current(backend));
     }
     /* page-locked memory: one copy queued on the current stream, no wait */
     if (backend == DA_BACKEND_CUDA && PyObject_CheckBuffer(obj)) {
@@ -418,6 +440,10 @@ creation_like(PyObject *args, PyObject *kwds, const char *name, int fill, int on
         return NULL;
     }
     backend = creation_backend(&place, proto->backend);
+    /* like the prototype: on its device unless device= says otherwise */
+    if (backend < 0 || (place.backend < 0 && array_activate(proto) < 0)) {
+        goto done;
+    }
     if (one) {
         value = PyLong_FromLong(1);
         if (value == NULL) {
@@ -552,8 +578,9 @@ error:
 
 static PyMethodDef creation_methods[] = {
     KW_METHOD("to_device", creation_to_device,
-              "to_device(obj, dtype=None)\n--\n\nCopy a buffer-protocol object "
-              "(or a DeviceArray) to a new array on the current backend.  From "
+              "to_device(obj, dtype=None, *, device=None)\n--\n\nCopy a "
+              "buffer-protocol object (or a DeviceArray) to a new array on "
+              "`device` (default: the current backend and device).  From "
               "C-contiguous page-locked memory (devarray.empty_pinned()) the "
               "copy is queued on the current stream and not waited for."),
     KW_METHOD("asarray", creation_asarray,

@@ -156,9 +156,15 @@ deviceobject_parse(PyObject *type_obj, PyObject *id_obj, da_place *place)
         place->device = ((DeviceObject *)type_obj)->device;
         return 0;
     }
+    if (!has_id && !PyBool_Check(type_obj) && PyIndex_Check(type_obj) &&
+        !PyUnicode_Check(type_obj)) {
+        /* an int is a CUDA ordinal, as torch.device(1) */
+        place->backend = DA_BACKEND_CUDA;
+        return deviceobject_id_from_object(type_obj, &place->device);
+    }
     if (!PyUnicode_Check(type_obj)) {
         PyErr_Format(PyExc_TypeError,
-                     "device must be a devarray.Device or one of "
+                     "device must be a devarray.Device, a CUDA ordinal or one of "
                      DEVICEOBJECT_SPELLINGS ", not %.200s",
                      Py_TYPE(type_obj)->tp_name);
         return -1;
@@ -207,9 +213,8 @@ deviceobject_parse(PyObject *type_obj, PyObject *id_obj, da_place *place)
         return -1;
     }
     if (place->backend == DA_BACKEND_CUDA && !id_in_string && !has_id) {
-        /* 'cuda' alone: the device devarray works on (0 when there is
-           none, so that the name still means something) */
-        place->device = device_cuda_available() ? device_current(DA_BACKEND_CUDA) : 0;
+        /* 'cuda' alone: this thread's current device */
+        place->device = device_current(DA_BACKEND_CUDA);
     }
     return 0;
 }
@@ -217,33 +222,12 @@ deviceobject_parse(PyObject *type_obj, PyObject *id_obj, da_place *place)
 /* ---- the converter and places -------------------------------------------- */
 
 /* Whether this process can put arrays at `place`; 0, or -1 with
-   RuntimeError (no CUDA) or ValueError (another CUDA device). */
+   RuntimeError (no CUDA) or ValueError (an ordinal out of range, naming
+   the count). */
 static int
 deviceobject_check_usable(const da_place *place)
 {
-    int current;
-
-    if (place->backend != DA_BACKEND_CUDA) {
-        return 0;
-    }
-    if (!device_cuda_available()) {
-        PyErr_Format(PyExc_RuntimeError,
-                     "device 'cuda:%d' cannot be used: CUDA is not "
-                     "available: %s",
-                     place->device, device_cuda_unavailable_reason());
-        return -1;
-    }
-    current = device_current(DA_BACKEND_CUDA);
-    if (place->device != current) {
-        PyErr_Format(PyExc_ValueError,
-                     "CUDA device %d cannot be used: devarray works on CUDA "
-                     "device %d (the current device when it started; "
-                     "devarray.__array_namespace_info__().devices() lists "
-                     "the usable ones)",
-                     place->device, current);
-        return -1;
-    }
-    return 0;
+    return place->backend == DA_BACKEND_CUDA ? device_check_ordinal(place->device) : 0;
 }
 
 int
@@ -270,7 +254,8 @@ deviceobject_default_place(da_place *place)
         return -1;
     }
     place->device = device_current(place->backend);
-    return 0;
+    /* new arrays go to the active device: this one */
+    return device_activate(place->backend, place->device);
 }
 
 int
@@ -283,12 +268,13 @@ PyObject *
 deviceobject_available(void)
 {
     PyObject *list = PyList_New(0), *device = NULL;
+    int i;
 
     if (list == NULL) {
         return NULL;
     }
-    if (device_cuda_available()) {
-        device = deviceobject_new(DA_BACKEND_CUDA, device_current(DA_BACKEND_CUDA));
+    for (i = 0; i < device_count(); i++) {
+        device = deviceobject_new(DA_BACKEND_CUDA, i);
         if (device == NULL || PyList_Append(list, device) < 0) {
             goto error;
         }
@@ -418,12 +404,67 @@ deviceobject_get_id(PyObject *self, void *Py_UNUSED(closure))
     return PyLong_FromLong(DEVICEOBJECT(self)->device);
 }
 
+/* `with Device(n)`: the thread's current devices before each entry, and
+   the ordinal each entry set, innermost last. */
+#define DEVICEOBJECT_DEPTH 64
+static _Thread_local int deviceobject_saved[DEVICEOBJECT_DEPTH];
+static _Thread_local int deviceobject_entered[DEVICEOBJECT_DEPTH];
+static _Thread_local int deviceobject_depth = 0;
+
+static PyObject *
+deviceobject_enter(PyObject *self, PyObject *Py_UNUSED(ignored))
+{
+    int ordinal = DEVICEOBJECT(self)->device;
+
+    if (DEVICEOBJECT(self)->backend == DA_BACKEND_HOST) {
+        PyErr_SetString(PyExc_ValueError,
+                        "Device('host') cannot be entered: 'with' sets the "
+                        "current CUDA device; use devarray.set_backend('host') "
+                        "or device='host'");
+        return NULL;
+    }
+    if (device_check_ordinal(ordinal) < 0) {
+        return NULL;
+    }
+    if (deviceobject_depth == DEVICEOBJECT_DEPTH) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "devices entered with 'with' nest at most %d deep",
+                     DEVICEOBJECT_DEPTH);
+        return NULL;
+    }
+    deviceobject_entered[deviceobject_depth] = ordinal;
+    deviceobject_saved[deviceobject_depth++] = device_set_current(ordinal);
+    return Py_NewRef(self);
+}
+
+/* Restores the current device whether or not the block raised, and lets
+   its exception propagate. */
+static PyObject *
+deviceobject_exit(PyObject *self, PyObject *Py_UNUSED(args))
+{
+    if (deviceobject_depth == 0 || DEVICEOBJECT(self)->backend != DA_BACKEND_CUDA ||
+        deviceobject_entered[deviceobject_depth - 1] != DEVICEOBJECT(self)->device) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "%R is not the innermost device entered on this thread: "
+                     "'with' blocks must exit in order",
+                     self);
+        return NULL;
+    }
+    device_set_current(deviceobject_saved[--deviceobject_depth]);
+    Py_RETURN_FALSE;
+}
+
 static PyNumberMethods deviceobject_as_number = {
     .nb_index = deviceobject_index,
 };
 
 static PyMethodDef deviceobject_methods[] = {
     {"__reduce__", deviceobject_reduce, METH_NOARGS, NULL},
+    {"__enter__", deviceobject_enter, METH_NOARGS,
+     "Make this CUDA device the thread's current device (where new arrays "
+     "go) until the block exits."},
+    {"__exit__", deviceobject_exit, METH_VARARGS,
+     "Restore the thread's previous current device, also on an exception."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -440,8 +481,11 @@ PyDoc_STRVAR(deviceobject_doc,
 "--\n"
 "\n"
 "Where an array lives: Device('cuda', 0) or Device('host').  type is\n"
-"'cuda', 'host' or 'cpu' (the host), or 'cuda:N'; a CUDA device without\n"
-"an id is the one devarray works on.  Immutable and hashable.  For code\n"
+"'cuda', 'host' or 'cpu' (the host), 'cuda:N', or an int N (Device(1) is\n"
+"Device('cuda', 1)); a CUDA device without an id is the thread's current\n"
+"one.  'with Device(n):' makes CUDA device n the thread's current device\n"
+"(where creation functions put arrays) until the block exits, also on an\n"
+"exception; blocks nest.  Immutable and hashable.  For code\n"
 "written when x.device was an int, a CUDA Device also acts as its id:\n"
 "operator.index(d) and int(d) give it, d == id holds, hash(d) == hash(id).\n"
 "Any Device can be made; using one that this process cannot reach as a\n"

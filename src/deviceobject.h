@@ -3,7 +3,8 @@
  * (x.device, device= arguments, x.to_device(device)).
  *
  * A place is a backend (device.h's DA_BACKEND_*) and a device id: the CUDA
- * device's ordinal, 0 on the host.  A Device is an immutable value: making
+ * device's ordinal, 0 on the host.  A CUDA Device is also a context manager
+ * that sets the thread's current device (device.h).  A Device is an immutable value: making
  * one checks only its spelling, so Device('cuda', 0) exists in any build;
  * whether the place can be used is checked where a device= argument is
  * converted (deviceobject_converter_optional).
@@ -24,15 +25,16 @@ typedef struct {
 /* A PyArg "O&" converter for a device= argument into a da_place: None
    leaves backend -1 (the caller decides: the default backend, or the place
    of an input array); a devarray.Device gives its place, and so do the
-   strings 'cuda', 'cuda:N', 'host' and 'cpu' (the host).  A place this
-   process cannot use raises: RuntimeError when the CUDA backend is
-   unavailable (with the reason), ValueError for a CUDA device other than
-   the one devarray works on; anything else is a TypeError or ValueError
+   strings 'cuda', 'cuda:N', 'host' and 'cpu' (the host), and an int (a CUDA
+   ordinal).  A place this process cannot use raises: RuntimeError when the
+   CUDA backend is unavailable (with the reason), ValueError for an ordinal
+   out of range (naming the count); anything else is a TypeError or ValueError
    naming what was given. */
 int deviceobject_converter_optional(PyObject *obj, void *place);
 
-/* The place new arrays get when none was given: the default backend and its
-   current device.  0, or -1 with an exception. */
+/* The place new arrays get when none was given: the default backend and the
+   thread's current device, which it activates (device.h).  0, or -1 with an
+   exception. */
 int deviceobject_default_place(da_place *place);
 
 /* `place` itself when its backend is given, else the default place (as
@@ -43,7 +45,7 @@ int deviceobject_resolve_place(da_place *place);
 PyObject *deviceobject_new(int backend, int device);
 
 /* The places this process can use, as a new list of Device objects: the
-   CUDA device when it is available, then the host. */
+   CUDA devices in order, then the host. */
 PyObject *deviceobject_available(void);
 
 /* Add devarray.Device to `module`. */

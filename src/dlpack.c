@@ -209,6 +209,10 @@ dlpack_synchronize_for(DeviceArrayObject *a, PyObject *stream_obj)
     if (stream == (uintptr_t)-1) {
         return 0; /* no synchronisation wanted */
     }
+    /* the consumer's stream handle is one of a's device */
+    if (array_activate(a) < 0) {
+        return -1;
+    }
     return stream_wait(stream == 1 ? (cudaStream_t)0 : (cudaStream_t)stream,
                        stream_current());
 #else
@@ -373,6 +377,21 @@ typedef struct {
     int64_t shape[DA_MAXDIMS], strides[DA_MAXDIMS]; /* strides in bytes */
 } dlpack_layout;
 
+/* 0 when CUDA device `id` can hold a view, else -1 with BufferError (the
+   standard's error for a device a library cannot use) naming the count. */
+static int
+dlpack_check_device(int id)
+{
+    if (id < 0 || id >= device_count()) {
+        PyErr_Format(PyExc_BufferError,
+                     "the tensor is on CUDA device %d, but this process sees %d "
+                     "CUDA device(s)",
+                     id, device_count());
+        return -1;
+    }
+    return device_check_ordinal(id);
+}
+
 /* Check that devarray can view `tensor` (device, dtype, ndim, shape, data,
    alignment) and fill `layout`; -1 with BufferError/ValueError otherwise.
    Touches neither the tensor's memory nor its ownership. */
@@ -392,11 +411,7 @@ dlpack_layout_of(const DLTensor *tensor, dlpack_layout *layout)
                      (int)tensor->device.device_type);
         return -1;
     }
-    if (layout->on_device && tensor->device.device_id != device_current(DA_BACKEND_CUDA)) {
-        PyErr_Format(PyExc_BufferError,
-                     "the tensor is on CUDA device %d, but devarray works on "
-                     "device %d",
-                     (int)tensor->device.device_id, device_current(DA_BACKEND_CUDA));
+    if (layout->on_device && dlpack_check_device((int)tensor->device.device_id) < 0) {
         return -1;
     }
     if (dlpack_typenum(tensor->dtype, &layout->typenum) < 0) {
@@ -574,11 +589,10 @@ dlpack_import(PyObject *obj, int backend, int copy)
                         "set_backend('cuda') or copy it to the host first");
         return NULL;
     }
-    if (on_device && device_id != device_current(DA_BACKEND_CUDA)) {
-        PyErr_Format(PyExc_BufferError,
-                     "the tensor is on CUDA device %d, but devarray works on "
-                     "device %d",
-                     device_id, device_current(DA_BACKEND_CUDA));
+    /* the view keeps the producer's device; the stream handed to the
+       producer is that device's current one */
+    if (on_device && (dlpack_check_device(device_id) < 0 ||
+                      device_activate(DA_BACKEND_CUDA, device_id) < 0)) {
         return NULL;
     }
     if (!on_device && backend == DA_BACKEND_CUDA && copy == 0) {
@@ -725,7 +739,22 @@ dlpack_py_from_dlpack(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwd
             return result;
         }
     }
-    return (PyObject *)dlpack_import(x, backend, copy_flag);
+    /* host data copied in goes to the device asked for; device data is
+       viewed where it is, then copied to another device if asked */
+    if (place.backend >= 0 && device_activate(place.backend, place.device) < 0) {
+        return NULL;
+    }
+    view = dlpack_import(x, backend, copy_flag);
+    if (view == NULL || place.backend != DA_BACKEND_CUDA || view->device == place.device) {
+        return (PyObject *)view;
+    }
+    result = copy_flag == 0 ? PyErr_Format(PyExc_BufferError,
+                                           "from_dlpack(copy=False): the tensor is on "
+                                           "CUDA device %d, not %d",
+                                           view->device, place.device)
+                            : copy_to_place(view, -1, DA_BACKEND_CUDA, place.device);
+    Py_DECREF(view);
+    return result;
 }
 
 static PyMethodDef dlpack_module_methods[] = {

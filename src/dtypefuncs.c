@@ -347,7 +347,7 @@ dtypefuncs_astype(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
         }
         return (PyObject *)copy_cast_order(x, typenum, 'K');
     }
-    return copy_to_backend(x, typenum, place.backend);
+    return copy_to_place(x, typenum, place.backend, place.device);
 }
 
 /* ---- finfo and iinfo ----------------------------------------------------- */

@@ -147,6 +147,10 @@ elementwise_run(int op, int cls, DeviceArrayObject *out, int nin,
     if (out->size == 0) {
         return 0;
     }
+    /* the launch runs where the result lives */
+    if (array_activate(out) < 0) {
+        return -1;
+    }
     e.ndim = out->ndim;
     e.nin = nin;
     e.size = out->size;

@@ -111,6 +111,8 @@ exchange_current_work_stream(int32_t device_type, int32_t device_id, void **out_
     *out_current_stream = NULL;
 #ifdef DEVARRAY_HAVE_CUDA
     if (device_type == kDLCUDA) {
+        /* the active device's (device_id is not activated here: this may
+           run without the GIL; devarray's own imports activate first) */
         *out_current_stream = (void *)stream_current();
     }
 #else
@@ -195,7 +197,8 @@ exchange_import(PyObject *obj, DeviceArrayObject **out)
         /* the producer's current stream (NULL is the legacy default one)
            before devarray's, on the device */
         void *producer = NULL;
-        if (api->current_work_stream(kDLCUDA, (*out)->device, &producer) < 0 ||
+        if (array_activate(*out) < 0 ||
+            api->current_work_stream(kDLCUDA, (*out)->device, &producer) < 0 ||
             stream_wait(stream_current(), (cudaStream_t)producer) < 0) {
             Py_CLEAR(*out);
             return -1;

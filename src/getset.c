@@ -151,7 +151,9 @@ array_interface_dict(DeviceArrayObject *self, int with_stream)
         /* the current stream: the interface's producer rule is that it is
            ordered after all pending work on the array */
 #ifdef DEVARRAY_HAVE_CUDA
-        PyObject *stream = PyLong_FromSize_t(stream_protocol_value(stream_current()));
+        PyObject *stream = array_activate(self) < 0
+                               ? NULL
+                               : PyLong_FromSize_t(stream_protocol_value(stream_current()));
 #else
         PyObject *stream = PyLong_FromLong(1);
 #endif

@@ -220,6 +220,9 @@ host_out_to_host_async(DeviceArrayObject *a, PyObject *out)
     DeviceArrayObject *contiguous = NULL;
     PyObject *result = NULL;
 
+    if (array_activate(a) < 0) { /* queued on a's device (devices) */
+        return NULL;
+    }
     if (out == NULL || out == Py_None) {
         PyErr_SetString(PyExc_ValueError,
                         "to_host(blocking=False) needs out=: page-locked host "
@@ -316,6 +319,9 @@ host_out_item(DeviceArrayObject *a)
     /* large enough and aligned for any element */
     da_c128 element;
 
+    if (array_activate(a) < 0) { /* read on a's device (devices) */
+        return NULL;
+    }
     if (a->size != 1) {
         PyErr_SetString(PyExc_ValueError,
                         "can only convert an array of size 1 to a Python scalar");

@@ -62,8 +62,9 @@ hostcopy_to_host(DeviceArrayObject *a, void *dst)
     DeviceArrayObject *contiguous = NULL;
     int status = -1;
 
-    if (a->size == 0) {
-        return 0;
+    /* read on a's device, after its work there */
+    if (a->size == 0 || array_activate(a) < 0) {
+        return a->size == 0 ? 0 : -1;
     }
     contiguous = copy_contiguous_as(a, a->typenum);
     if (contiguous == NULL) {

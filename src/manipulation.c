@@ -415,7 +415,8 @@ manipulation_roll(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O|$O:roll", kwlist,
                                      &DeviceArray_Type, &x, &shift_obj,
-                                     &axis_obj)) {
+                                     &axis_obj) ||
+        array_activate(x) < 0) {
         return NULL;
     }
     shifts = manipulation_int_list(shift_obj, "shift");
@@ -536,6 +537,10 @@ manipulation_repeat_axis(DeviceArrayObject *x, int axis, const int64_t *counts,
     DeviceArrayObject *out;
     int i, uniform = 1;
 
+    /* the counts were read back from wherever they lived: back to x */
+    if (array_activate(x) < 0) {
+        return NULL;
+    }
     if (n != 1 && n != extent) {
         PyErr_Format(PyExc_ValueError,
                      "repeats of %lld values do not broadcast to the %lld "
@@ -670,7 +675,8 @@ manipulation_tile(PyObject *Py_UNUSED(module), PyObject *args)
     Py_ssize_t nreps;
     int ndim, i, n = 0;
 
-    if (!PyArg_ParseTuple(args, "O!O:tile", &DeviceArray_Type, &x, &reps_obj)) {
+    if (!PyArg_ParseTuple(args, "O!O:tile", &DeviceArray_Type, &x, &reps_obj) ||
+        array_activate(x) < 0) {
         return NULL;
     }
     list = manipulation_int_list(reps_obj, "repetitions");

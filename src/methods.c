@@ -256,15 +256,7 @@ array_to_device(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
         Py_INCREF(self);
         return (PyObject *)self;
     }
-    if (place.backend == self->backend) {
-        PyErr_Format(PyExc_ValueError,
-                     "to_device(): this array is on device %d and devarray "
-                     "works on one device per backend; cannot copy to "
-                     "device %d",
-                     self->device, place.device);
-        return NULL;
-    }
-    return copy_to_backend(self, -1, place.backend);
+    return copy_to_place(self, -1, place.backend, place.device);
 }
 
 static PyObject *

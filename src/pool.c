@@ -62,7 +62,7 @@ cuda_malloc(size_t nbytes)
             cuda_error_raise(err, "cudaDeviceSynchronize");
             return NULL;
         }
-        err = cudaMemPoolTrimTo(device_cuda_pool(), 0);
+        err = cudaMemPoolTrimTo(device_cuda_pool(device_active(DA_BACKEND_CUDA)), 0);
         if (err != cudaSuccess) {
             cuda_error_raise(err, "cudaMemPoolTrimTo");
             return NULL;
@@ -76,7 +76,7 @@ out_of_memory:
             PyErr_Format(PyExc_MemoryError,
                          "out of device memory: could not allocate %zu bytes "
                          "on CUDA device %d (%zu bytes free of %zu)",
-                         nbytes, device_current(DA_BACKEND_CUDA), free_bytes,
+                         nbytes, device_active(DA_BACKEND_CUDA), free_bytes,
                          total_bytes);
             return NULL;
         }
@@ -137,6 +137,10 @@ small_current_list(void)
 {
     stream_entry *entry = stream_current_entry();
     int i;
+    /* the slabs are device 0's; other devices take pool memory */
+    if (device_active(DA_BACKEND_CUDA) != 0) {
+        return NULL;
+    }
     if (entry->handle == (cudaStream_t)0) {
         return &small_lists[0];
     }
@@ -245,20 +249,23 @@ small_put_back(void *ptr, uint64_t birth)
 void
 pool_forget_stream(cudaStream_t stream)
 {
-    int i;
+    int i, previous;
     for (i = 1; i < small_nlists; i++) {
         small_list *list = &small_lists[i];
         if (list->stream != stream) {
             continue;
         }
         /* the legacy stream waits for the stream's work on the blocks; if
-           it cannot, the blocks are leaked rather than reused too early */
+           it cannot, the blocks are leaked rather than reused too early
+           (streams with lists are device 0's, as the slabs are) */
+        previous = device_enter_quiet(DA_BACKEND_CUDA, 0);
         if (list->n > 0 && stream_wait((cudaStream_t)0, stream) == 0) {
             memcpy(small_lists[0].blocks + small_lists[0].n, list->blocks,
                    list->n * sizeof(char *));
             small_lists[0].n += list->n;
         }
         PyErr_Clear();
+        device_restore(DA_BACKEND_CUDA, previous);
         PyMem_RawFree(list->blocks);
         *list = small_lists[--small_nlists];
         return;
@@ -322,6 +329,7 @@ pool_malloc(int backend, size_t nbytes)
 typedef struct {
     void *ptr;
     uint64_t birth;
+    int device;
 } pool_deferred_free;
 static pool_deferred_free *pool_deferred = NULL;
 static size_t pool_ndeferred = 0, pool_deferred_cap = 0;
@@ -330,19 +338,23 @@ static size_t pool_ndeferred = 0, pool_deferred_cap = 0;
    context is already broken, and the next call that can raise will say
    so. */
 static void
-pool_cuda_free(void *ptr, uint64_t birth)
+pool_cuda_free(void *ptr, uint64_t birth, int device)
 {
+    /* on the block's device and its current stream there, whatever this
+       thread is running now (a deallocation can happen in any op) */
+    int previous = device_enter_quiet(DA_BACKEND_CUDA, device);
+
     if (small_is_block(ptr)) {
         small_put_back(ptr, birth);
-        return;
     }
-    {
+    else {
         cudaStream_t stream = stream_current();
         if (stream_order_free(stream, birth) != cudaSuccess ||
             cudaFreeAsync(ptr, stream) != cudaSuccess) {
             (void)cudaGetLastError();
         }
     }
+    device_restore(DA_BACKEND_CUDA, previous);
 }
 
 void
@@ -351,7 +363,8 @@ pool_release_deferred(void)
     while (pool_ndeferred > 0) {
         pool_ndeferred--;
         pool_cuda_free(pool_deferred[pool_ndeferred].ptr,
-                       pool_deferred[pool_ndeferred].birth);
+                       pool_deferred[pool_ndeferred].birth,
+                       pool_deferred[pool_ndeferred].device);
     }
 }
 #else
@@ -362,7 +375,7 @@ pool_release_deferred(void)
 #endif
 
 void
-pool_free_array(int backend, void *ptr, uint64_t birth)
+pool_free_array(int backend, int device, void *ptr, uint64_t birth)
 {
     if (ptr == NULL || ptr == (void *)zero_size_block) {
         return;
@@ -383,16 +396,18 @@ pool_free_array(int backend, void *ptr, uint64_t birth)
             }
             pool_deferred[pool_ndeferred].ptr = ptr;
             pool_deferred[pool_ndeferred].birth = birth;
+            pool_deferred[pool_ndeferred].device = device;
             pool_ndeferred++;
             return;
         }
-        pool_cuda_free(ptr, birth);
+        pool_cuda_free(ptr, birth, device);
         return;
     }
 #else
     (void)backend;
     (void)birth;
 #endif
+    (void)device;
     free(ptr);
 }
 
@@ -421,19 +436,31 @@ pool_free(int backend, void *ptr)
 
 /* ---- module-level functions ---------------------------------------------- */
 
+/* _memory_in_use(device=None): the current device's pool by default */
 static PyObject *
-pool_py_memory_in_use(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args))
+pool_py_memory_in_use(PyObject *Py_UNUSED(module), PyObject *args)
 {
-#ifdef DEVARRAY_HAVE_CUDA
-    uint64_t used = 0;
-    cudaMemPool_t cuda_pool; /* so named in the CUDAError message */
+    int device = device_current(DA_BACKEND_CUDA);
+
+    if (!PyArg_ParseTuple(args, "|i:_memory_in_use", &device)) {
+        return NULL;
+    }
     if (!device_cuda_available()) {
         return PyLong_FromLong(0);
     }
-    cuda_pool = device_cuda_pool();
-    CUDA_ERROR_CHECK(cudaMemPoolGetAttribute(cuda_pool, cudaMemPoolAttrUsedMemCurrent,
-                                             &used));
-    return PyLong_FromUnsignedLongLong(used + small_in_use);
+    if (device_check_ordinal(device) < 0) {
+        return NULL;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    {
+        uint64_t used = 0;
+        cudaMemPool_t cuda_pool = device_cuda_pool(device); /* so named in the
+                                                               CUDAError message */
+        CUDA_ERROR_CHECK(cudaMemPoolGetAttribute(cuda_pool,
+                                                 cudaMemPoolAttrUsedMemCurrent, &used));
+        /* the small blocks are device 0's */
+        return PyLong_FromUnsignedLongLong(used + (device == 0 ? small_in_use : 0));
+    }
 error:
     return NULL;
 #else
@@ -442,9 +469,9 @@ error:
 }
 
 static PyMethodDef pool_methods[] = {
-    {"_memory_in_use", pool_py_memory_in_use, METH_NOARGS,
-     "Bytes of device memory held by live arrays (pool allocations and "
-     "small blocks)."},
+    {"_memory_in_use", pool_py_memory_in_use, METH_VARARGS,
+     "Bytes of device memory held by live arrays on a CUDA device (the "
+     "current one by default): pool allocations and small blocks."},
     {NULL, NULL, 0, NULL},
 };
 

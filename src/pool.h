@@ -1,9 +1,9 @@
 /*
  * Memory for arrays on either backend.
  *
- * CUDA: blocks of at most 4 KiB come from slabs allocated with cudaMalloc
- * (while the legacy stream is current), larger ones from the device's
- * stream-ordered pool on the current stream, and all are freed in stream
+ * CUDA: blocks of at most 4 KiB on device 0 come from slabs allocated with
+ * cudaMalloc (while the legacy stream is current), others from the active
+ * device's stream-ordered pool (one per device) on the current stream, and all are freed in stream
  * order, after every stream that may have used them.  Host: aligned_alloc, large blocks aligned and advised as
  * huge pages.  A failed CUDA call raises devarray.CUDAError, a failed
  * allocation MemoryError.
@@ -28,10 +28,12 @@ void *pool_malloc(int backend, size_t nbytes);
    that allocated it. */
 void pool_free(int backend, void *ptr);
 
-/* Free an array's block, born at stream_clock() value `birth`: on CUDA
-   after every stream that may have used it since (stream_order_free), and
-   after the graph capture under way on this thread if it is older. */
-void pool_free_array(int backend, void *ptr, uint64_t birth);
+/* Free an array's block, born at stream_clock() value `birth` on CUDA
+   device `device`: on that device (whatever device is active; the active
+   one is restored), after every stream that may have used it since
+   (stream_order_free), and after the graph capture under way on this thread
+   if it is older. */
+void pool_free_array(int backend, int device, void *ptr, uint64_t birth);
 
 /* Run the frees deferred while this thread captured a graph. */
 void pool_release_deferred(void);

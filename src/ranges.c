@@ -29,7 +29,8 @@ ranges_backend(const da_place *place)
 {
     da_place def;
     if (place->backend >= 0) {
-        return place->backend;
+        /* new arrays go to the active device: this one */
+        return device_activate(place->backend, place->device) < 0 ? -1 : place->backend;
     }
     return deviceobject_default_place(&def) < 0 ? -1 : def.backend;
 }

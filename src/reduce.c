@@ -197,7 +197,7 @@ reduce_run(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keepdi
     DeviceArrayObject *result = NULL, *source = NULL, *acc = NULL;
     da_reduce r;
 
-    if (reduce_parse_axes(axis, a->ndim, reduced) < 0) {
+    if (reduce_parse_axes(axis, a->ndim, reduced) < 0 || array_activate(a) < 0) {
         return NULL;
     }
     for (k = 0; k < a->ndim; k++) {

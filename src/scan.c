@@ -137,7 +137,8 @@ scan_cumulative(int op, const char *name, PyObject *args, PyObject *kwds)
     PyOS_snprintf(format, sizeof(format), "O!|$OO&p:%s", name);
     if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, &DeviceArray_Type,
                                      &x, &axis_obj, dtypeobject_converter_optional,
-                                     &typenum, &include_initial)) {
+                                     &typenum, &include_initial) ||
+        array_activate(x) < 0) {
         return NULL;
     }
     if (x->ndim == 0) {
@@ -346,7 +347,8 @@ scan_diff(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     int axis = -1;
 
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|$OnOO:diff", kwlist, &DeviceArray_Type,
-                                     &x, &axis_obj, &n, &parts[0], &parts[1])) {
+                                     &x, &axis_obj, &n, &parts[0], &parts[1]) ||
+        array_activate(x) < 0) {
         return NULL;
     }
     if (x->ndim == 0) {

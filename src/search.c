@@ -36,6 +36,9 @@ search_argreduce(DeviceArrayObject *a, int op, PyObject *axis_obj, int keepdims)
         array_normalize_axis(axis_obj, a->ndim > 0 ? a->ndim : 1, &axis) < 0) {
         return NULL;
     }
+    if (array_activate(a) < 0) {
+        return NULL;
+    }
     if (a->ndim == 0) {
         axis = -1;
     }

@@ -148,6 +148,12 @@ setitem_value_array(DeviceArrayObject *target, PyObject *value)
     DeviceArrayObject *imported = NULL;
 
     if (DeviceArray_Check(value)) {
+        DeviceArrayObject *a = (DeviceArrayObject *)value;
+        /* values move between backends, never between CUDA devices */
+        if (a->backend == target->backend &&
+            array_check_same_place("__setitem__", target, a) < 0) {
+            return NULL;
+        }
         Py_INCREF(value);
         return (DeviceArrayObject *)value;
     }
@@ -171,6 +177,9 @@ setitem_assign(DeviceArrayObject *self, PyObject *key, PyObject *value)
     const int advanced = array_index_is_advanced(key);
     int status = -1;
 
+    if (array_activate(self) < 0) {
+        return -1;
+    }
     if (value == NULL) {
         PyErr_SetString(PyExc_ValueError, "cannot delete array elements");
         return -1;

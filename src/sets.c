@@ -57,6 +57,9 @@ sets_unique(PyObject *x, const char *name, int want, DeviceArrayObject **out)
     }
     a = (DeviceArrayObject *)x;
     n = a->size;
+    if (array_activate(a) < 0) {
+        return -1;
+    }
     /* the flat view of a C-contiguous copy (a itself when it is one) */
     flat = copy_contiguous_as(a, a->typenum);
     if (flat == NULL) {

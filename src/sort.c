@@ -52,6 +52,9 @@ sort_along_axis(DeviceArrayObject *a, int axis, int descending,
     int perm[DA_MAXDIMS], k, status = -1;
     da_sort s;
 
+    if (array_activate(a) < 0) {
+        return -1;
+    }
     sort_axis_last(a->ndim, axis, perm);
     for (k = 0; k < 2; k++) {
         if ((k == 0 ? values : indices) == NULL) {

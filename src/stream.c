@@ -3,8 +3,9 @@
  *
  * Ownership: this file owns the registry (an array of entry pointers, each
  * entry allocated here and freed here once retired and complete), the two
- * default entries (static, never freed), and the thread-local current-stream
- * stacks.  Everything is touched with the GIL held.
+ * default entries of each device (static, never freed), and the thread-local
+ * current-stream stacks (one stack; each entry knows its device, and the
+ * current stream of a device is the innermost entry of that device).  Everything is touched with the GIL held.
  *
  * Frees safe across streams: the memory of an array born (allocated) at
  * sequence number B may have been used by any stream stamped at or after B.
@@ -68,12 +69,10 @@ stream_per_thread_default(void)
 
 #ifdef DEVARRAY_HAVE_CUDA
 
-static stream_entry stream_legacy_entry = {
-    .handle = (cudaStream_t)0, .record_on = (cudaStream_t)0,
-};
-static stream_entry stream_per_thread_entry = {
-    .handle = cudaStreamPerThread, .record_on = cudaStreamLegacy,
-};
+/* The default streams of each device, filled in on first use: the legacy
+   stream's handle (0) and the per-thread one's name the current device's. */
+static stream_entry stream_legacy_entries[DA_DEVICE_MAX];
+static stream_entry stream_per_thread_entries[DA_DEVICE_MAX];
 static stream_entry **stream_registry = NULL;
 static size_t stream_registry_len = 0, stream_registry_cap = 0;
 
@@ -86,24 +85,45 @@ static _Thread_local int stream_stack_len = 0;
 static _Thread_local int stream_capture_depth = 0;
 static _Thread_local uint64_t stream_capture_start = 0;
 
+/* Device `device`'s legacy (0) or per-thread (1) default stream. */
+static stream_entry *
+stream_builtin_on(int per_thread, int device)
+{
+    stream_entry *entry = per_thread ? &stream_per_thread_entries[device]
+                                     : &stream_legacy_entries[device];
+    if (per_thread && entry->handle == (cudaStream_t)0) {
+        entry->handle = cudaStreamPerThread;
+        entry->record_on = cudaStreamLegacy;
+    }
+    entry->device = device;
+    return entry;
+}
+
 stream_entry *
 stream_builtin_entry(int per_thread)
 {
-    return per_thread ? &stream_per_thread_entry : &stream_legacy_entry;
+    return stream_builtin_on(per_thread, 0);
 }
 
 stream_entry *
 stream_default_entry(void)
 {
     /* a bad environment value was raised by stream_module_init at import */
-    return stream_default_mode == 1 ? &stream_per_thread_entry : &stream_legacy_entry;
+    return stream_builtin_on(stream_default_mode == 1, device_active(DA_BACKEND_CUDA));
 }
 
 stream_entry *
 stream_current_entry(void)
 {
-    return stream_stack_len > 0 ? stream_stack[stream_stack_len - 1]
-                                : stream_default_entry();
+    /* the innermost stream entered on the active device: each device has
+       its own current stream (one compare when there is one device) */
+    int device = device_active(DA_BACKEND_CUDA), i;
+    for (i = stream_stack_len - 1; i >= 0; i--) {
+        if (stream_stack[i]->device == device) {
+            return stream_stack[i];
+        }
+    }
+    return stream_default_entry();
 }
 
 cudaStream_t
@@ -198,6 +218,8 @@ stream_mark(stream_entry *entry)
 void
 stream_retire(stream_entry *entry)
 {
+    /* its event and handle belong to its device */
+    int previous = device_enter_quiet(DA_BACKEND_CUDA, entry->device);
     if (entry->last_use == 0 || stream_mark(entry) != cudaSuccess) {
         /* nothing queued, or the context is broken: no work to wait for */
         entry->last_use = 0;
@@ -208,6 +230,7 @@ stream_retire(stream_entry *entry)
     }
     entry->retired = 1;
     (void)cudaGetLastError();
+    device_restore(DA_BACKEND_CUDA, previous);
     stream_prune();
 }
 
@@ -294,7 +317,10 @@ static cudaError_t
 stream_order_after(cudaStream_t waiter, stream_entry *entry, uint64_t birth)
 {
     cudaError_t err;
-    if (entry->capturing || entry->last_use < birth || entry->last_use == 0) {
+    /* memory is used only by streams of its own device (ops refuse
+       operands of two devices; peer copies are ordered with both) */
+    if (entry->capturing || entry->last_use < birth || entry->last_use == 0 ||
+        entry->device != device_active(DA_BACKEND_CUDA)) {
         return cudaSuccess;
     }
     /* the per-thread default stream names the freeing thread's own stream:
@@ -318,8 +344,10 @@ stream_order_free(cudaStream_t free_stream, uint64_t birth)
            have used it (stream_free_deferred keeps older memory) */
         return cudaSuccess;
     }
-    if ((err = stream_order_after(free_stream, &stream_legacy_entry, birth)) != cudaSuccess ||
-        (err = stream_order_after(free_stream, &stream_per_thread_entry, birth)) != cudaSuccess) {
+    if ((err = stream_order_after(free_stream, stream_builtin_on(0, device_active(DA_BACKEND_CUDA)),
+                                  birth)) != cudaSuccess ||
+        (err = stream_order_after(free_stream, stream_builtin_on(1, device_active(DA_BACKEND_CUDA)),
+                                  birth)) != cudaSuccess) {
         return err;
     }
     for (i = 0; i < stream_registry_len; i++) {

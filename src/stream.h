@@ -2,9 +2,10 @@
  * Streams: which CUDA stream devarray queues work on, and ordering between
  * streams on the device (event record + wait), never by blocking the host.
  *
- * Each thread has a current stream: the default stream (the legacy one, or
- * the per-thread one when that mode is chosen) unless a devarray.Stream is
- * entered with `with`.  Every launch, copy, allocation and free asks
+ * Each thread has a current stream on each device: that device's default
+ * stream (the legacy one, or the per-thread one when that mode is chosen)
+ * unless a devarray.Stream made on that device is entered with `with`.
+ * Work runs on the current stream of the active device (device.h).  Every launch, copy, allocation and free asks
  * stream_current(), which also stamps the stream with a global sequence
  * number: the registry of every stream devarray has used, with the last
  * stamp of each, is what makes frees safe across streams (see stream.c).
@@ -57,8 +58,9 @@ typedef struct stream_entry {
     int device;
 } stream_entry;
 
-/* The calling thread's current stream on the CUDA device: the legacy default
-   stream (handle 0) unless a devarray.Stream is current.  Every launch, copy,
+/* The calling thread's current stream on the active CUDA device: its legacy
+   default stream (handle 0) unless a devarray.Stream of that device is
+   current.  Every launch, copy,
    allocation and free asks here, and the stream is marked as having devarray
    work queued from now on (what makes frees safe across streams). */
 cudaStream_t stream_current(void);
@@ -66,10 +68,11 @@ cudaStream_t stream_current(void);
 /* The current stream's entry (the default stream's when none is entered). */
 stream_entry *stream_current_entry(void);
 
-/* The default stream's entry: legacy, or per-thread when chosen. */
+/* The active device's default stream's entry: legacy, or per-thread when
+   chosen. */
 stream_entry *stream_default_entry(void);
 
-/* The legacy default stream's entry (0) or the per-thread one's (1). */
+/* Device 0's legacy default stream's entry (0) or per-thread one's (1). */
 stream_entry *stream_builtin_entry(int per_thread);
 
 /* A new registry entry for `handle` (owned: destroyed by stream_retire);

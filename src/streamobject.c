@@ -86,6 +86,10 @@ stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         int least = 0, greatest = 0;
         cudaStream_t handle = NULL;
         StreamObject *self;
+        /* a stream belongs to the thread's current device */
+        if (device_activate(DA_BACKEND_CUDA, device_current(DA_BACKEND_CUDA)) < 0) {
+            return NULL;
+        }
         CUDA_ERROR_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
         if (priority > least || priority < greatest) {
             PyErr_Format(PyExc_ValueError,

@@ -24,8 +24,14 @@ take_indices(const char *func, DeviceArrayObject *x, PyObject *obj)
     DeviceArrayObject *a;
     char kind;
 
+    if (array_activate(x) < 0) {
+        return NULL;
+    }
     if (DeviceArray_Check(obj)) {
         a = (DeviceArrayObject *)obj;
+        if (a->backend == x->backend && array_check_same_place(func, x, a) < 0) {
+            return NULL;
+        }
         Py_INCREF(a);
     }
     else if (PyList_Check(obj) || PyTuple_Check(obj)) {

@@ -334,6 +334,9 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
         return NULL;
     }
 
+    if (array_activate(first) < 0) {
+        return NULL;
+    }
     promoted = ufunc_promote(op, typenums, operands, kinds);
     if (promoted < 0 || ufunc_resolve(op, promoted, &compute, &cls, &result) < 0) {
         return NULL;
@@ -568,6 +571,9 @@ ufunc_clip(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
         return NULL;
     }
     x = (DeviceArrayObject *)xobj;
+    if (array_activate(x) < 0) {
+        return NULL;
+    }
     cls = da_class_of(x->typenum);
     /* complex has maximum/minimum (NumPy's lexicographic order), but the
        spec's clip is for real-valued x */

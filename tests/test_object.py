@@ -698,7 +698,9 @@ def test_to_device_refuses(backend):
     with pytest.raises(TypeError):
         d.to_device(None)
     with pytest.raises(TypeError):
-        d.to_device(0)
+        d.to_device(0.0)
+    with pytest.raises(ValueError):
+        d.to_device(-1)
     with pytest.raises(ValueError):
         d.to_device("tpu")
     with pytest.raises(TypeError):

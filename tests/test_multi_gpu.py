@@ -1,0 +1,199 @@
+"""Two GPUs (issue 14): peer copies, ops on a device other than the current
+one, results' devices, a pool and a current stream per device, imports that
+keep their producer's device, and the ValueError for operands on two
+devices.  Every test needs two CUDA devices and is skipped, with that
+reason, without them."""
+
+import gc
+
+import numpy as np
+import pytest
+
+import devarray
+from devarray import _core
+
+from _helpers import assert_values, random_array
+
+COUNT = devarray.device_count()
+pytestmark = pytest.mark.skipif(
+    COUNT < 2, reason=f"needs 2 GPUs: device_count() is {COUNT}")
+
+DTYPES = ["bool", "int8", "int64", "float32", "float64", "complex128"]
+
+
+def on(device, a):
+    return devarray.asarray(a, device=device)
+
+
+# ---- peer copies ----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("src,dst", [(0, 1), (1, 0)])
+def test_peer_copy_both_ways(rng, dtype, src, dst):
+    a = random_array(rng, (33, 17), dtype)
+    d = on(src, a)
+    moved = d.to_device(dst)
+    assert moved.device == dst and d.device == src
+    assert_values(moved, a)
+    assert_values(moved.to_device(src), a)
+    # a strided view is copied as its values
+    view = d.T[::2]
+    assert_values(view.to_device(dst), a.T[::2])
+
+
+def test_peer_copy_with_astype_and_asarray(rng):
+    a = random_array(rng, (100,), "float64")
+    d0 = on(0, a)
+    cast = devarray.astype(d0, devarray.float32, device=1)
+    assert cast.device == 1
+    assert_values(cast, a.astype(np.float32))
+    again = devarray.asarray(d0, device=devarray.Device("cuda", 1))
+    assert again.device == 1
+    assert_values(again, a)
+    with pytest.raises(ValueError, match="CUDA device 0 to CUDA device 1 needs a copy"):
+        devarray.asarray(d0, device=1, copy=False)
+    assert devarray.asarray(d0) is d0
+
+
+def test_empty_peer_copy(rng):
+    d = devarray.zeros((0, 3), device=1)
+    assert d.to_device(0).shape == (0, 3) and d.to_device(0).device == 0
+
+
+# ---- where results live ---------------------------------------------------------
+
+def test_ops_on_device_1_while_device_0_is_current(rng):
+    a = random_array(rng, (8, 8), "float32")
+    b = random_array(rng, (8, 8), "float32")
+    x, y = on(1, a), on(1, b)
+    idx = np.array([0, 3, 5])
+    with devarray.Device(0):
+        results = {
+            "add": (x + y, a + b),
+            "sum": (x.sum(axis=0), a.sum(axis=0)),
+            "matmul": (x @ y, a @ b),
+            "where": (devarray.where(x > y, x, y), np.where(a > b, a, b)),
+            "concat": (devarray.concat([x, y]), np.concatenate([a, b])),
+            "sort": (devarray.sort(x, axis=1), np.sort(a, axis=1)),
+            "take": (x[on(1, idx)], a[idx]),
+            "cumsum": (devarray.cumulative_sum(x, axis=1), np.cumsum(a, axis=1)),
+            "astype": (x.astype(devarray.float64), a.astype(np.float64)),
+        }
+        for name, (got, expected) in results.items():
+            assert got.device == 1, name
+            assert_values(got, expected, rtol=1e-5)
+        assert devarray.zeros(3).device == 0
+
+
+def test_current_device_places_new_arrays(rng):
+    with devarray.Device(1):
+        assert devarray.zeros(3).device == 1
+        assert devarray.arange(4).device == 1
+        assert devarray.asarray([1, 2]).device == 1
+        assert devarray.Device("cuda") == devarray.Device(1)
+        with devarray.Device(0):
+            assert devarray.ones(2).device == 0
+        assert devarray.ones(2).device == 1
+        d0 = on(0, np.arange(5.0))
+        assert (d0 * 2).device == 0
+        assert devarray.zeros_like(d0).device == 0
+    assert devarray.zeros(3).device == 0
+
+
+def test_frees_run_on_the_arrays_device(rng):
+    """Dropping arrays of either device while the other is current frees
+    them there: the memory comes back and both devices keep working."""
+    before = _core._memory_in_use(1)
+    with devarray.Device(0):
+        xs = [devarray.ones(1 << 18, device=1) for _ in range(8)]
+        del xs
+        gc.collect()
+        devarray.synchronize()
+    assert _core._memory_in_use(1) <= before + (1 << 16)
+    assert_values(devarray.ones(4, device=1) + 1, np.full(4, 2.0))
+
+
+def test_pools_are_per_device():
+    base0, base1 = _core._memory_in_use(0), _core._memory_in_use(1)
+    d = devarray.empty(1 << 22, dtype="uint8", device=1)
+    assert _core._memory_in_use(1) >= base1 + d.nbytes
+    assert _core._memory_in_use(0) < base0 + d.nbytes
+    with devarray.Device(1):
+        assert _core._memory_in_use() == _core._memory_in_use(1)
+
+
+def test_streams_are_per_device(rng):
+    a = random_array(rng, (1000,), "float64")
+    with devarray.Device(1):
+        s1 = devarray.Stream()
+    x0, x1 = on(0, a), on(1, a)
+    with s1:
+        # device 1 runs on s1; device 0 keeps its default stream
+        y1 = x1 * 2
+        y0 = x0 * 3
+    s1.synchronize()
+    assert_values(y1, a * 2)
+    assert_values(y0, a * 3)
+
+
+# ---- imports --------------------------------------------------------------------
+
+def test_torch_on_device_1_keeps_device_1():
+    torch = pytest.importorskip("torch")
+    t = torch.arange(10, dtype=torch.float32, device="cuda:1")
+    for d in (devarray.asarray(t), devarray.from_dlpack(t)):
+        assert d.device == 1
+        assert_values(d + 1, np.arange(10, dtype=np.float32) + 1)
+    d1 = on(1, np.arange(4.0))
+    assert d1.__dlpack_device__() == (2, 1)
+    assert torch.from_dlpack(d1).device == torch.device("cuda", 1)
+
+
+def test_cupy_on_device_1_keeps_device_1():
+    cupy = pytest.importorskip("cupy")
+    with cupy.cuda.Device(1):
+        c = cupy.arange(6, dtype=cupy.int64)
+    d = devarray.asarray(c)
+    assert d.device == 1
+    assert_values(d * 2, np.arange(6) * 2)
+    assert devarray.from_dlpack(c, device=0).device == 0
+
+
+# ---- operands on two devices ----------------------------------------------------
+
+CROSS = {
+    "add": lambda a, b: a + b,
+    "iadd": lambda a, b: a.__iadd__(b),
+    "matmul": lambda a, b: a @ b,
+    "where": lambda a, b: devarray.where(a > 0, a, b),
+    "concat": lambda a, b: devarray.concat([a, b]),
+    "stack": lambda a, b: devarray.stack([a, b]),
+    "index": lambda a, b: a[b.astype(devarray.int64) % 4],
+    "take": lambda a, b: devarray.take(a, b.astype(devarray.int64) % 4, axis=0),
+    "setitem": lambda a, b: a.__setitem__(slice(None), b),
+    "searchsorted": lambda a, b: devarray.searchsorted(devarray.sort(a[0]), b[0]),
+    "vecdot": lambda a, b: devarray.vecdot(a, b),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CROSS))
+def test_cross_device_operands_raise(rng, name):
+    a = random_array(rng, (4, 4), "float64")
+    b = random_array(rng, (4, 4), "float64")
+    x, y = on(0, a), on(1, b)
+    for first, second, message in ((x, y, "cuda:0 and cuda:1"), (y, x, "cuda:1 and cuda:0")):
+        with pytest.raises(ValueError, match=message):
+            CROSS[name](first, second)
+    assert_values(x, a)
+    assert_values(y, b)
+
+
+def test_cross_device_errors_leak_nothing(rng):
+    x, y = on(0, np.ones(1024)), on(1, np.ones(1024))
+    devarray.synchronize()
+    before = (_core._memory_in_use(0), _core._memory_in_use(1))
+    for _ in range(200):
+        with pytest.raises(ValueError):
+            x + y
+    gc.collect()
+    assert (_core._memory_in_use(0), _core._memory_in_use(1)) == before
