@@ -14,10 +14,11 @@ them) and dask's `concatenate_lookup`, `tensordot_lookup` and
 `to_numpy_dispatch`.  `import devarray` alone never imports this module,
 nor dask (tests/test_dask.py checks it).
 
-What runs through dask's own code: `da.from_array(d, chunks=..., asarray=False)`
-of a DeviceArray, the elementwise operators between dask arrays (dask calls
+What runs through dask's own code: `da.from_array(d, chunks=...)` of a
+DeviceArray, the elementwise operators between dask arrays (dask calls
 `operator.add` and the like on the chunks, DeviceArray's number slots),
-indexing, `compute()` (chunks joined by `concatenate`).  dask's reductions
+indexing, `x.map_blocks(devarray.exp, dtype=x.dtype)` for devarray's
+functions, `compute()` (chunks joined by `concatenate`).  dask's reductions
 (`x.sum()`, `da.sum(x)`) call `numpy.sum` on each chunk, which DeviceArray
 does not take yet (no `__array_function__`, and its `sum` method refuses
 NumPy's `out=None`): `sum`, `prod`, `max`, `min` and `mean` here are the same

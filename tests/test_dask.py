@@ -57,8 +57,8 @@ def test_registered():
 def test_from_array_elementwise(backend, rng, dtype):
     a = small_ints(rng, (7, 10), dtype)
     b = small_ints(rng, (7, 10), dtype)
-    x = da.from_array(devarray.asarray(a), chunks=(3, 4), asarray=False)
-    y = da.from_array(devarray.asarray(b), chunks=(3, 4), asarray=False)
+    x = da.from_array(devarray.asarray(a), chunks=(3, 4))
+    y = da.from_array(devarray.asarray(b), chunks=(3, 4))
     assert isinstance(x._meta, devarray.DeviceArray)
     z = (x + y) * x - y
     assert isinstance(z._meta, devarray.DeviceArray)
@@ -66,6 +66,15 @@ def test_from_array_elementwise(backend, rng, dtype):
     assert isinstance(got, devarray.DeviceArray)
     assert_values(got, (a + b) * a - b)
     assert_values(threads(x[2:6, 1::3] + 1), a[2:6, 1::3] + 1)
+    assert isinstance(threads(x.blocks[1, 1]), devarray.DeviceArray)
+
+
+def test_map_blocks_of_devarray_functions(backend, rng):
+    a = small_ints(rng, (5, 8), "float64")
+    x = dd.from_numpy(a, chunks=(2, 3))
+    y = x.map_blocks(devarray.square, dtype=x.dtype) - x.map_blocks(devarray.abs, dtype=x.dtype)
+    assert isinstance(y._meta, devarray.DeviceArray)
+    assert_values(threads(y), np.square(a) - np.abs(a))
 
 
 @pytest.mark.parametrize("devices", [None, "here"])
