@@ -30,7 +30,8 @@ def need_gpus(n):
     if count is not None and count >= n:
         return
     seen = ("devarray has no device_count() (multi-device support is not built in)"
-            if count is None else "devarray sees %d" % count)
+            if count is None else "devarray sees %d" % count
+            if _core._cuda_available() else "devarray has no usable CUDA backend here")
     reason = "needs %d GPUs: %s" % (n, seen)
     required = os.environ.get("DEVARRAY_REQUIRE_GPUS", "")
     if required.isdigit() and int(required) >= n:

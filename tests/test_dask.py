@@ -177,8 +177,9 @@ def test_tensordot(backend, rng):
     assert_values(threads(da.tensordot(x, y, axes=1)), np.tensordot(a, b, axes=1))
 
 
-def test_two_gpus(gpu, rng):
+def test_two_gpus(request, rng):
     need_gpus(2)
+    request.getfixturevalue("gpu")
     a = small_ints(rng, (8, 6), "float32")
     x = dd.from_numpy(a, chunks=(2, 3), devices=[0, 1])   # blocks 0..7 in C order
     for k, (i, j) in enumerate(np.ndindex(*x.numblocks)):

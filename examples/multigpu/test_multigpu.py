@@ -13,6 +13,7 @@ import sys
 import pytest
 
 import devarray
+from devarray import _core
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 300
@@ -41,17 +42,19 @@ def need_mpiexec():
 
 
 @pytest.fixture
-def two_gpus(gpu):
+def two_gpus(request):
     count = getattr(devarray, "device_count", None)
-    seen = ("devarray has no device_count() (multi-device support is not built in)"
+    cuda = _core._cuda_available()
+    seen = ("devarray has no usable CUDA backend here" if not cuda
+            else "devarray has no device_count() (multi-device support is not built in)"
             if count is None else "devarray sees %d" % count())
-    if count is None or count() < 2:
+    if not cuda or count is None or count() < 2:
         reason = "needs 2 GPUs: " + seen
         required = os.environ.get("DEVARRAY_REQUIRE_GPUS", "")
         if required.isdigit() and int(required) >= 2:
             pytest.fail("DEVARRAY_REQUIRE_GPUS=%s but %s" % (required, reason), pytrace=False)
         pytest.skip(reason)
-    return gpu
+    return request.getfixturevalue("gpu")
 
 
 @pytest.mark.parametrize("mode", [[], ["--cuda-aware"]], ids=["host-staged", "dlpack"])
