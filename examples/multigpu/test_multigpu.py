@@ -20,7 +20,11 @@ TIMEOUT = 300
 
 
 def run(args, backend, launcher=()):
-    env = dict(os.environ, DEVARRAY_BACKEND=backend, PYTHONWARNINGS="ignore")
+    # the scripts import the devarray this test imported (installed or not)
+    path = [os.path.dirname(os.path.dirname(os.path.abspath(devarray.__file__)))]
+    path += [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env = dict(os.environ, DEVARRAY_BACKEND=backend, PYTHONWARNINGS="ignore",
+               PYTHONPATH=os.pathsep.join(path))
     proc = subprocess.run([*launcher, sys.executable, *args], env=env, cwd=HERE,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True, timeout=TIMEOUT)
