@@ -481,6 +481,11 @@ fuse_prepare(const fuse_program *p, PyObject *args, da_fuse *f, int *ndim, int64
     if (fits && (f->size = array_shape_size(*ndim, shape, 1)) < 0) {
         return -1;
     }
+    /* the result, and the launch, on the operands' device */
+    if (fits && p->f.ninputs > 0 &&
+        array_activate((const DeviceArrayObject *)PyTuple_GET_ITEM(args, p->in_arg[0])) < 0) {
+        return -1;
+    }
     return fits;
 }
 

@@ -1,0 +1,196 @@
+"""devarray.dask: DeviceArray chunks in dask.array, on both backends, with
+dask's threaded scheduler; several GPUs where there are (tests/_multigpu.py).
+Skipped where dask is not installed.  The data are small integers (also as
+floats) so that every sum is exact whatever order dask adds the chunks in."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+np = pytest.importorskip("numpy")
+da = pytest.importorskip("dask.array")
+import dask  # noqa: E402  (after the skip)
+
+import devarray  # noqa: E402
+import devarray.dask as dd  # noqa: E402
+from _helpers import assert_values  # noqa: E402
+from _multigpu import need_gpus  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def small_ints(rng, shape, dtype):
+    return rng.integers(-50, 50, size=shape).astype(dtype)
+
+
+def threads(x):
+    return x.compute(scheduler="threads")
+
+
+def here():
+    """The device that devarray puts new arrays on now."""
+    return devarray.asarray([0]).device
+
+
+def test_import_devarray_does_not_import_dask():
+    code = ("import sys, devarray; "
+            "bad = [m for m in sys.modules if m == 'dask' or m.startswith(('dask.', 'devarray.dask'))]; "
+            "assert not bad, bad")
+    env = dict(os.environ, PYTHONPATH=ROOT, PYTHONWARNINGS="ignore")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_registered():
+    from dask.array.chunk_types import is_valid_chunk_type
+    from dask.array.dispatch import concatenate_lookup, tensordot_lookup
+
+    assert is_valid_chunk_type(devarray.DeviceArray)
+    assert concatenate_lookup.dispatch(devarray.DeviceArray) is dd.concatenate
+    assert tensordot_lookup.dispatch(devarray.DeviceArray) is dd.tensordot
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_from_array_elementwise(backend, rng, dtype):
+    a = small_ints(rng, (7, 10), dtype)
+    b = small_ints(rng, (7, 10), dtype)
+    x = da.from_array(devarray.asarray(a), chunks=(3, 4))
+    y = da.from_array(devarray.asarray(b), chunks=(3, 4))
+    assert isinstance(x._meta, devarray.DeviceArray)
+    z = (x + y) * x - y
+    assert isinstance(z._meta, devarray.DeviceArray)
+    got = threads(z)
+    assert isinstance(got, devarray.DeviceArray)
+    assert_values(got, (a + b) * a - b)
+    assert_values(threads(x[2:6, 1::3] + 1), a[2:6, 1::3] + 1)
+    assert isinstance(threads(x.blocks[1, 1]), devarray.DeviceArray)
+
+
+def test_map_blocks_of_devarray_functions(backend, rng):
+    a = small_ints(rng, (5, 8), "float64")
+    x = dd.from_numpy(a, chunks=(2, 3))
+    y = x.map_blocks(devarray.square, dtype=x.dtype) - x.map_blocks(devarray.abs, dtype=x.dtype)
+    assert isinstance(y._meta, devarray.DeviceArray)
+    assert_values(threads(y), np.square(a) - np.abs(a))
+
+
+@pytest.mark.parametrize("devices", [None, "here"])
+def test_from_numpy(backend, rng, devices):
+    a = small_ints(rng, (9, 5), "float64")
+    x = dd.from_numpy(a, chunks=(4, 2), devices=[here()] if devices else None)
+    assert x.chunks == ((4, 4, 1), (2, 2, 1))
+    assert isinstance(x._meta, devarray.DeviceArray) and x._meta.ndim == 2
+    block = threads(x.blocks[1, 2])
+    assert isinstance(block, devarray.DeviceArray) and block.device == here()
+    assert_values(threads(x - 2 * x), a - 2 * a)
+
+
+REDUCTIONS = ["sum", "prod", "max", "min", "mean"]
+AXES = [None, 0, 1, -1, (0, 1), (0, 2)]
+
+
+@pytest.mark.parametrize("name", REDUCTIONS)
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reduction(backend, rng, name, axis, keepdims):
+    dtype = "int32" if name != "mean" else "float32"
+    # prod of small ints overflows int64 quickly: values in {-1, 1, 2}
+    a = (rng.choice(np.array([-1, 1, 2], dtype=dtype), size=(4, 3, 5)) if name == "prod"
+         else small_ints(rng, (4, 3, 5), dtype))
+    x = dd.from_numpy(a, chunks=(3, 2, 2))
+    r = getattr(dd, name)(x, axis=axis, keepdims=keepdims, split_every=2)
+    expected = getattr(np, name)(a, axis=axis, keepdims=keepdims)
+    assert r.dtype == expected.dtype and r.shape == expected.shape
+    got = threads(r)
+    assert isinstance(got, devarray.DeviceArray)
+    assert_values(got, np.asarray(expected))
+
+
+def test_mean_of_integers_is_float64(backend, rng):
+    a = small_ints(rng, (6, 4), "int16")
+    x = dd.from_numpy(a, chunks=(4, 3))
+    assert_values(threads(dd.mean(x, axis=0)), np.mean(a, axis=0))
+
+
+def test_concatenate_and_to_numpy(backend, rng):
+    a = small_ints(rng, (5, 6), "uint8")
+    b = small_ints(rng, (3, 6), "uint8")
+    x = dd.from_numpy(a, chunks=(2, 4))
+    y = dd.from_numpy(b, chunks=(2, 4))
+    assert_values(threads(da.concatenate([x, y], axis=0).rechunk((8, 3))),
+                  np.concatenate([a, b], axis=0))
+    host = threads(x.to_backend("numpy"))
+    assert type(host) is np.ndarray and np.array_equal(host, a)
+
+
+def test_misuse(backend):
+    a = np.zeros((4, 0), dtype=np.float32)
+    x = dd.from_numpy(a, chunks=2)
+    with pytest.raises(ValueError, match="no identity"):
+        dd.max(x, axis=1)
+    with pytest.raises(np.exceptions.AxisError):
+        dd.sum(x, axis=2)
+    with pytest.raises(ValueError, match="repeated axis"):
+        dd.sum(x, axis=(0, -2))
+    with pytest.raises(ValueError, match="at least one device"):
+        dd.from_numpy(a, devices=[])
+    with pytest.raises(TypeError, match="dask array"):
+        dd.sum(devarray.asarray(a))
+    assert_values(threads(dd.sum(x, axis=1)), np.zeros(4, dtype=np.float32))
+
+
+def _numpy_reductions_reach_devicearray():
+    """Whether numpy.sum(DeviceArray, ..., out=None) works, as dask's own
+    reductions need (DeviceArray.__array_function__, or methods that take
+    NumPy's out=None)."""
+    try:
+        np.sum(devarray.asarray([1.0, 2.0]), axis=(0,), dtype=np.dtype("float64"),
+               keepdims=True, out=None)
+    except TypeError:
+        return False
+    return True
+
+
+def test_dask_own_reductions(backend, rng):
+    if not _numpy_reductions_reach_devicearray():
+        pytest.skip("needs DeviceArray.__array_function__ or sum(out=None) in the C type "
+                    "(docs/multi-gpu.md): dask's x.sum() calls numpy.sum per chunk")
+    a = small_ints(rng, (6, 7), "float32")
+    x = dd.from_numpy(a, chunks=(4, 3))
+    assert_values(threads(x.sum()), np.asarray(a.sum()))
+    assert_values(threads(x.sum(axis=0, keepdims=True)), a.sum(axis=0, keepdims=True))
+    assert_values(threads(da.max(x, axis=1)), a.max(axis=1))
+
+
+def test_tensordot(backend, rng):
+    if not (_numpy_reductions_reach_devicearray()
+            and hasattr(devarray.DeviceArray, "__array_priority__")):
+        pytest.skip("needs DeviceArray.__array_priority__ and __array_function__ in the C type "
+                    "(docs/multi-gpu.md): dask's tensordot reads the first and sums with numpy.sum")
+    a = small_ints(rng, (6, 5), "float64")
+    b = small_ints(rng, (5, 4), "float64")
+    x = dd.from_numpy(a, chunks=(3, 2))
+    y = dd.from_numpy(b, chunks=(2, 2))
+    assert_values(threads(da.tensordot(x, y, axes=1)), np.tensordot(a, b, axes=1))
+
+
+def test_two_gpus(request, rng):
+    need_gpus(2)
+    request.getfixturevalue("gpu")
+    a = small_ints(rng, (8, 6), "float32")
+    x = dd.from_numpy(a, chunks=(2, 3), devices=[0, 1])   # blocks 0..7 in C order
+    for k, (i, j) in enumerate(np.ndindex(*x.numblocks)):
+        assert threads(x.blocks[i, j]).device == k % 2
+    y = (x + x) * 3
+    got = threads(y)
+    assert got.device == 0  # gathered to the first chunk's device
+    assert_values(got, (a + a) * 3)
+    assert_values(threads(dd.sum(y, axis=0)), ((a + a) * 3).sum(axis=0))
+    total = threads(dd.sum(y))
+    assert total.device == 0
+    assert_values(total, np.asarray(((a + a) * 3).sum()))
+    with dask.config.set(scheduler="threads", num_workers=4):
+        assert_values(dd.max(y, axis=1).compute(), ((a + a) * 3).max(axis=1))
