@@ -753,16 +753,6 @@ def gpu_rows(bench, log2n):
         "readback-floor", "the floor: a + a, then a 4-byte cudaMemcpy to the host "
         "(CuPy's runtime binding)", small, "float32", ("cupy",)),
         {"cupy": readback_floor(bench)}, x))
-    # read-back (issue 13): the old path of the small-item row, cudaMemcpy of
-    # the 4 bytes, next to the read-back kernel that small-item measures
-    small_reads = devarray._core._set_small_reads(False)
-    try:
-        rows.append(bench.small_row(new_row(
-            "small-item-memcpy", "float(a.sum()), read back by cudaMemcpy "
-            "(_set_small_reads(False))", small, "float32", ("devarray",)),
-            {"devarray": lambda a: float(a.sum())}, x))
-    finally:
-        devarray._core._set_small_reads(small_reads)
     rows.append(bench.small_row(new_row(
         "small-upload", "host overhead: to_device(numpy) (cupy.asarray, torch .to)",
         small, "float32", libs, target=[["peer", "cupy", 0.75, "<= 0.75x CuPy"]]),

@@ -8,10 +8,6 @@
  * any dtype of it stored through da_store_<class>), per real/complex
  * (linspace) or per itemsize (tril/triu moves bits), which keeps this file
  * to 14 kernels for every architecture.  Element counts are 64-bit.
- *
- * da_cuda_read_small (area: read-back) lives here too, so that it needs no
- * compile unit of its own: one thread copies the few bytes of a 0-d read
- * (item(), float(), bool()) into mapped host memory (src/transfer.c).
  */
 #include <stdint.h>
 
@@ -84,36 +80,7 @@ tri_kernel(da_tri t)
     }
 }
 
-/* Up to 16 bytes at src, read byte by byte (a view's element may sit at
-   any byte offset), then stored as one 16-byte write: mapped host memory is
-   written across the bus, one transaction rather than one per byte. */
-__global__ void
-read_small_kernel(const unsigned char *src, unsigned int nbytes, item16 *dst)
-{
-    unsigned char bytes[sizeof(item16)] = {};
-    item16 block;
-#pragma unroll
-    for (unsigned int i = 0; i < sizeof(item16); i++) {
-        if (i < nbytes) {
-            bytes[i] = src[i];
-        }
-    }
-    memcpy(&block, bytes, sizeof(block));
-    *dst = block;
-}
-
 }  // namespace
-
-extern "C" cudaError_t
-da_cuda_read_small(void *dst, const void *src, size_t nbytes, cudaStream_t stream)
-{
-    if (nbytes > sizeof(item16) || (uintptr_t)dst % alignof(item16) != 0) {
-        return cudaErrorInvalidValue;
-    }
-    read_small_kernel<<<1, 1, 0, stream>>>((const unsigned char *)src,
-                                           (unsigned int)nbytes, (item16 *)dst);
-    return cudaGetLastError();
-}
 
 extern "C" cudaError_t
 da_cuda_range(const da_range *r, cudaStream_t stream)

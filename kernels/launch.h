@@ -552,17 +552,6 @@ cudaError_t da_cuda_fuse_reduce(void *temp, size_t *temp_bytes, const da_fuse *f
                                 int acc_typenum, void *out, cudaStream_t stream);
 #endif
 
-/* ---- read-back (0-d reads): kernels/creation.cu ------------------------- */
-
-#ifdef DEVARRAY_HAVE_CUDA
-/* Queue a copy of nbytes <= 16 device bytes at src (any alignment) into dst,
-   16-byte aligned memory the device can write (mapped page-locked host
-   memory, through its device pointer): all 16 bytes of dst are written,
-   those past nbytes with zeros.  The host twin is transfer_copy's memmove. */
-cudaError_t da_cuda_read_small(void *dst, const void *src, size_t nbytes,
-                               cudaStream_t stream);
-#endif
-
 #ifdef __cplusplus
 }
 #endif

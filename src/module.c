@@ -43,8 +43,6 @@
 #include "pinned.h"
 #include "fuse.h"
 #include "jit.h"
-/* read-back of 0-d arrays */
-#include "transfer.h"
 
 static PyObject *
 module_sum(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
@@ -145,8 +143,6 @@ PyInit__core(void)
         pinned_module_init(module) < 0 ||
         /* fusion */
         fuse_module_init(module) < 0 || jit_module_init(module) < 0 ||
-        /* read-back of 0-d arrays */
-        transfer_module_init(module) < 0 ||
         module_add_all(module) < 0) {
         Py_DECREF(module);
         return NULL;

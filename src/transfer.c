@@ -2,8 +2,7 @@
  * Host <-> device copies: see transfer.h.
  *
  * Ownership: this file owns the staging ring (pinned host buffers and their
- * events, allocated on first use and kept for the process), the read-back
- * slots (one mapped page-locked block, also kept), the lock that
+ * events, allocated on first use and kept for the process), the lock that
  * serialises its users, and the helper threads that split large host
  * copies.  All are global, like the CUDA context they serve; a forked child
  * forgets them (staging_forget_in_child).  Host blocks from
@@ -390,131 +389,12 @@ cuda_copy_direct(void *dst, const void *src, size_t nbytes, int kind,
     cudaError_t err;
     if (stream == (cudaStream_t)0) {
         /* on the legacy stream cudaMemcpy is the same wait in one driver
-           call (the 0-d read-back came this way before readback_copy) */
+           call: the 0-d read-back (float(x), item()) keeps the path it
+           was measured on before streams */
         return cudaMemcpy(dst, src, nbytes, how);
     }
     err = cudaMemcpyAsync(dst, src, nbytes, how, stream);
     return err == cudaSuccess ? cudaStreamSynchronize(stream) : err;
-}
-
-/*
- * Reads of at most READBACK_MAX bytes (item(), float(), bool(), int(),
- * complex(), __index__, a count or an error flag that a launcher reads
- * back): cudaMemcpy of a few bytes into pageable memory goes through the
- * copy engine and a driver staging buffer; here a one-thread kernel
- * (da_cuda_read_small) stores them into mapped page-locked memory on the
- * current stream and the host reads them there once the stream is done.
- *
- * The slots are READBACK_SLOTS 16-byte blocks of one cudaHostAlloc'ed
- * (mapped, portable) allocation, made on first use and kept for the
- * process.  A read claims a free slot with the GIL held (a bit mask the GIL
- * guards) and gives it back after it has copied the bytes out, so two
- * threads never share a slot while their kernels are in flight, though each
- * waits without the GIL; a thread that finds none free (more than
- * READBACK_SLOTS reading at once) copies the old way.
- *
- * The wait is cudaStreamSynchronize, not an event: the kernel is the last
- * work this call queued on the stream, so waiting for the stream waits for
- * it, in one driver call where an event takes two (record, synchronize);
- * PyTorch's item() makes the same call.  The price: work that other threads
- * queue on the same stream meanwhile is waited for too.
- *
- * Where the device cannot map host memory, or has no unified addressing
- * (the device pointer of the slots would then be the current device's
- * only), or the slots cannot be allocated, reads take cuda_copy_direct as
- * before, for the life of the process: a context broken by a sticky error
- * then reports it there.
- */
-#define READBACK_MAX ((size_t)16)
-#define READBACK_SLOTS 64
-
-static char *readback_host;    /* the slots, from the host */
-static char *readback_device;  /* the same memory, as the device writes it */
-static uint64_t readback_busy; /* bit i: slot i has a read in flight */
-static int readback_state;     /* 0: not tried, 1: ready, -1: not usable */
-#endif /* DEVARRAY_HAVE_CUDA */
-/* _set_small_reads(False) sends every read the old way (tests, benchmarks) */
-static int readback_enabled = 1;
-#ifdef DEVARRAY_HAVE_CUDA
-
-/* Allocate the slots (GIL held).  1 when they are ready, else 0: the
-   caller copies the old way.  Raises nothing; a failure leaves no error
-   pending that cudaGetLastError could return (sticky ones excepted). */
-static int
-readback_init(void)
-{
-    int device, can_map = 0, unified = 0;
-    void *host = NULL, *mapped = NULL;
-    cudaError_t err;
-
-    if (readback_state != 0) {
-        return readback_state > 0;
-    }
-    readback_state = -1;
-    err = cudaGetDevice(&device);
-    if (err == cudaSuccess) {
-        err = cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, device);
-    }
-    if (err == cudaSuccess) {
-        err = cudaDeviceGetAttribute(&unified, cudaDevAttrUnifiedAddressing, device);
-    }
-    if (err == cudaSuccess && can_map && unified) {
-        err = cudaHostAlloc(&host, READBACK_SLOTS * READBACK_MAX,
-                            cudaHostAllocMapped | cudaHostAllocPortable);
-        if (err == cudaSuccess) {
-            err = cudaHostGetDevicePointer(&mapped, host, 0);
-            if (err != cudaSuccess) {
-                (void)cudaFreeHost(host);
-            }
-        }
-        if (err == cudaSuccess) {
-            readback_host = host;
-            readback_device = mapped;
-            readback_state = 1;
-        }
-    }
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-    }
-    return readback_state > 0;
-}
-
-/* Copy nbytes <= READBACK_MAX device bytes at src into host memory at dst
-   through a slot, on `stream` (GIL held; released for the launch and the
-   wait).  1 when done, 0 when the slots cannot be used (nothing was done),
-   -1 with devarray.CUDAError. */
-static int
-readback_copy(void *dst, const void *src, size_t nbytes, cudaStream_t stream)
-{
-    int slot;
-    const char *call = "da_cuda_read_small";
-    cudaError_t err;
-
-    if (!readback_enabled || !readback_init()) {
-        return 0;
-    }
-    for (slot = 0; slot < READBACK_SLOTS; slot++) {
-        if (!(readback_busy & ((uint64_t)1 << slot))) {
-            break;
-        }
-    }
-    if (slot == READBACK_SLOTS) {
-        return 0;
-    }
-    readback_busy |= (uint64_t)1 << slot;
-    Py_BEGIN_ALLOW_THREADS
-    err = da_cuda_read_small(readback_device + (size_t)slot * READBACK_MAX, src, nbytes,
-                             stream);
-    if (err == cudaSuccess) {
-        call = "cudaStreamSynchronize";
-        err = cudaStreamSynchronize(stream);
-    }
-    if (err == cudaSuccess) {
-        memcpy(dst, readback_host + (size_t)slot * READBACK_MAX, nbytes);
-    }
-    Py_END_ALLOW_THREADS
-    readback_busy &= ~((uint64_t)1 << slot);
-    return err == cudaSuccess ? 1 : cuda_error_raise(err, call);
 }
 
 static int
@@ -529,12 +409,6 @@ cuda_copy(void *dst, const void *src, size_t nbytes, int kind)
     }
     if (stream_check_sync("a copy between the device and host memory") < 0) {
         return -1;
-    }
-    if (kind == DA_COPY_D2H && nbytes <= READBACK_MAX) {
-        int read = readback_copy(dst, src, nbytes, stream);
-        if (read != 0) {
-            return read < 0 ? -1 : 0;
-        }
     }
     if (nbytes < STAGING_THRESHOLD ||
         cuda_is_page_locked(kind == DA_COPY_H2D ? src : dst, nbytes)) {
@@ -573,32 +447,6 @@ transfer_copy(int backend, void *dst, const void *src, size_t nbytes, int kind)
 #endif
     memmove(dst, src, nbytes);
     return 0;
-}
-
-static PyObject *
-transfer_py_set_small_reads(PyObject *Py_UNUSED(module), PyObject *flag)
-{
-    int value = PyObject_IsTrue(flag), previous = readback_enabled;
-    if (value < 0) {
-        return NULL;
-    }
-    readback_enabled = value;
-    return PyBool_FromLong(previous);
-}
-
-static PyMethodDef transfer_methods[] = {
-    {"_set_small_reads", transfer_py_set_small_reads, METH_O,
-     "_set_small_reads(flag)\n--\n\nFor tests and benchmarks: whether reads "
-     "of at most 16 bytes from the device (item(), float(), ...) go through "
-     "the read-back kernel and mapped memory (on by default) or through "
-     "cudaMemcpy.  Returns the previous setting."},
-    {NULL, NULL, 0, NULL},
-};
-
-int
-transfer_module_init(PyObject *module)
-{
-    return PyModule_AddFunctions(module, transfer_methods);
 }
 
 int

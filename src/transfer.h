@@ -3,9 +3,7 @@
  *
  * On CUDA, large copies between pageable host memory and the device go
  * through a ring of pinned staging buffers (see transfer.c), small ones
- * through the driver's pageable path (reads of at most 16 bytes, the 0-d
- * read-back of item() and float(), by a one-thread kernel into mapped
- * page-locked memory), and page-locked host memory is
+ * through the driver's pageable path, and page-locked host memory is
  * reached by the DMA directly; copies from or into page-locked memory can
  * also be queued without waiting (transfer_copy_async).
  * Everything is ordered on the calling thread's current stream
@@ -20,9 +18,6 @@
 #include "device.h"
 
 enum { DA_COPY_H2D, DA_COPY_D2H, DA_COPY_D2D };
-
-/* Add _set_small_reads() to `module`. */
-int transfer_module_init(PyObject *module);
 
 /* Synchronous copy of nbytes between host memory and `backend` memory (on the
    host backend every kind is a memcpy).  Releases the GIL around blocking
