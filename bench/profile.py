@@ -69,6 +69,7 @@ def operations(log2n):
         "matmul": ((4096, 4096), lambda x, m: m.matmul(x, x)),
         "add_transpose": ((side, side), lambda x, m: x + x.T),
         "fuse_sumsq": ((n,), lambda x, m: fused(m, sum_of_squares)(x, x)),
+        "any_small": ((1024,), lambda x, m: bool(m.any(x))),
     }
 
 

@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "cuda_error.h"
+#include "device.h"
 #include "rtc.h"
 #endif
 
@@ -512,13 +513,15 @@ done:
     return result;
 }
 
-/* The current device's ordinal, architecture and SM count: 0, or -1. */
+/* The active device's ordinal (device.h: the operands', made active
+   before the launch), architecture and SM count: 0, or -1. */
 static int
 jit_device(int *device, int *arch, int *sms)
 {
-    cudaError_t err = cudaGetDevice(device);
+    cudaError_t err = cudaSuccess;
 
-    if (err == cudaSuccess && (*device < 0 || *device >= JIT_MAX_DEVICES)) {
+    *device = device_active(DA_BACKEND_CUDA);
+    if (*device < 0 || *device >= JIT_MAX_DEVICES) {
         err = cudaErrorInvalidDevice;
     }
     if (err == cudaSuccess && jit_arch[*device] == 0) {
@@ -536,7 +539,7 @@ jit_device(int *device, int *arch, int *sms)
         }
     }
     if (err != cudaSuccess) {
-        return cuda_error_raise(err, "cudaGetDevice");
+        return cuda_error_raise(err, "cudaDeviceGetAttribute");
     }
     *arch = jit_arch[*device];
     *sms = jit_sms[*device];
