@@ -72,7 +72,8 @@ jit_warn(const char *format, ...)
     }
     jit_warned = 1;
     va_start(ap, format);
-    vsnprintf(message, sizeof message, format, ap);
+    /* clang-analyzer 14 misreads va_start here (and in jit_put) */
+    vsnprintf(message, sizeof message, format, ap);  /* NOLINT(clang-analyzer-valist.Uninitialized) */
     va_end(ap);
     return PyErr_WarnEx(PyExc_RuntimeWarning, message, 1);
 }
@@ -116,9 +117,16 @@ jit_put(jit_text *t, const char *format, ...)
     if (t->failed) {
         return;
     }
+    if (t->text == NULL) {
+        if ((t->text = PyMem_Malloc(4096)) == NULL) {
+            t->failed = 1;
+            return;
+        }
+        t->cap = 4096;
+    }
     for (;;) {
         va_start(ap, format);
-        n = vsnprintf(t->text + t->len, t->cap - t->len, format, ap);
+        n = vsnprintf(t->text + t->len, t->cap - t->len, format, ap);  /* NOLINT(clang-analyzer-valist.Uninitialized) */
         va_end(ap);
         if (n < 0) {
             t->failed = 1;
@@ -150,14 +158,14 @@ static const char *const jit_member[] = {"b", "s", "u", "f32", "f64"};
 /* The element function of each (op, class) pair of the table, and the
    class its result is stored from. */
 static const char *jit_fn[DA_NOPS][DA_NCLASSES];
-static signed char jit_result[DA_NOPS][DA_NCLASSES];
+static unsigned char jit_result[DA_NOPS][DA_NCLASSES];
 
 static void
 jit_tables_init(void)
 {
 #define JIT_ROW_(OP, CLS, CNAME, RESULT, RNAME, FN, EXPR)                      \
     jit_fn[OP][CLS] = #FN;                                                     \
-    jit_result[OP][CLS] = (signed char)(RESULT == DA_RESULT_BOOL ? DA_CLASS_BOOL \
+    jit_result[OP][CLS] = (unsigned char)(RESULT == DA_RESULT_BOOL ? DA_CLASS_BOOL \
                                         : RESULT == DA_RESULT_REAL && CLS == DA_CLASS_C64 \
                                             ? DA_CLASS_F32                     \
                                         : RESULT == DA_RESULT_REAL && CLS == DA_CLASS_C128 \
