@@ -273,6 +273,14 @@ jit_instructions(const da_fuse *f, jit_reg *regs, jit_text *t)
     return 1;
 }
 
+/* The head of the loops over a thread's elements of a tile (the loads'
+   and the instructions'): element i, when inside the array. */
+static const char jit_element_loop[] =
+    "#pragma unroll\n"
+    "        for (int k = 0; k < %d; k++) {\n"
+    "            const long long i = base + k * %d + (long long)threadIdx.x;\n"
+    "            if (i < p.n) {\n";
+
 /* f's kernel, `da_fused`, as CUDA source into t: 1, or 0 when declined
    (complex values, a program that breaks the contract). */
 static int
@@ -333,12 +341,7 @@ jit_source(const da_fuse *f, jit_text *t)
                     j, JIT_PER);
         }
     }
-    jit_put(t,
-            "#pragma unroll\n"
-            "        for (int k = 0; k < %d; k++) {\n"
-            "            const long long i = base + k * %d + (long long)threadIdx.x;\n"
-            "            if (i < p.n) {\n",
-            JIT_PER, JIT_THREADS);
+    jit_put(t, jit_element_loop, JIT_PER, JIT_THREADS);
     for (j = 0; j < f->ninputs; j++) {
         if (!f->in_bcast[j]) {
             const int typenum = f->in_typenum[j];
@@ -346,14 +349,8 @@ jit_source(const da_fuse *f, jit_text *t)
                     jit_cname[da_class_of(typenum)], j, da_itemsize(typenum), typenum);
         }
     }
-    jit_put(t,
-            "            }\n"
-            "        }\n"
-            "#pragma unroll\n"
-            "        for (int k = 0; k < %d; k++) {\n"
-            "            const long long i = base + k * %d + (long long)threadIdx.x;\n"
-            "            if (i < p.n) {\n",
-            JIT_PER, JIT_THREADS);
+    jit_put(t, "            }\n        }\n");
+    jit_put(t, jit_element_loop, JIT_PER, JIT_THREADS);
     if (!jit_instructions(f, regs, t) ||
         !jit_operand(&regs[f->out_reg], out_cls, out, sizeof out)) {
         return 0;
