@@ -48,6 +48,8 @@ class DType:
     def num(self) -> int: ...
     @property
     def dtype(self) -> Any: ...  # numpy.dtype (imports NumPy)
+    @property
+    def type(self) -> Any: ...  # numpy's scalar type, numpy.dtype.type (imports NumPy)
     def __eq__(self, value: object, /) -> builtins.bool: ...
     def __hash__(self) -> int: ...
 
@@ -161,6 +163,8 @@ class DeviceArray:
     ) -> DeviceArray: ...
     @overload
     def reshape(self, shape: _ShapeLike, /) -> DeviceArray: ...
+    def squeeze(self, axis: SupportsIndex | Tuple[SupportsIndex, ...] | None = None) -> DeviceArray: ...
+    def ravel(self) -> DeviceArray: ...
     @overload
     def reshape(self, *shape: SupportsIndex) -> DeviceArray: ...
     @overload
@@ -182,8 +186,12 @@ class DeviceArray:
     def __copy__(self) -> DeviceArray: ...
     def __deepcopy__(self, memo: Any, /) -> DeviceArray: ...
     def __array__(self, dtype: Any = None, copy: builtins.bool | None = None) -> Any: ...
-    # NumPy defers its binary operators to DeviceArray instead of converting it
-    __array_ufunc__: None
+    # NumPy's functions and ufuncs run devarray's, on the device (NEP 18, NEP 13)
+    def __array_function__(
+        self, func: Any, types: Any, args: Tuple[Any, ...], kwargs: Any, /
+    ) -> Any: ...
+    def __array_ufunc__(self, ufunc: Any, method: builtins.str, /, *inputs: Any, **kwargs: Any) -> Any: ...
+    __array_priority__: ClassVar[float]
     def __dlpack__(
         self,
         *,
@@ -297,13 +305,28 @@ def full(
     device: Any = None,
 ) -> DeviceArray: ...
 def empty_like(
-    x: object, /, *, dtype: _DTypeLike | None = None, device: Any = None
+    x: object,
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
+    shape: _ShapeLike | None = None,
 ) -> DeviceArray: ...
 def zeros_like(
-    x: object, /, *, dtype: _DTypeLike | None = None, device: Any = None
+    x: object,
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
+    shape: _ShapeLike | None = None,
 ) -> DeviceArray: ...
 def ones_like(
-    x: object, /, *, dtype: _DTypeLike | None = None, device: Any = None
+    x: object,
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: Any = None,
+    shape: _ShapeLike | None = None,
 ) -> DeviceArray: ...
 def full_like(
     x: object,
@@ -312,6 +335,7 @@ def full_like(
     *,
     dtype: _DTypeLike | None = None,
     device: Any = None,
+    shape: _ShapeLike | None = None,
 ) -> DeviceArray: ...
 def eye(
     n_rows: SupportsIndex,
@@ -556,7 +580,7 @@ def concat(arrays: _Arrays, /, *, axis: SupportsIndex | None = 0) -> DeviceArray
 def expand_dims(x: DeviceArray, /, axis: _Axes = 0) -> DeviceArray: ...
 def flip(x: DeviceArray, /, *, axis: _Axes | None = None) -> DeviceArray: ...
 def moveaxis(x: DeviceArray, source: _Axes, destination: _Axes, /) -> DeviceArray: ...
-def permute_dims(x: DeviceArray, /, axes: Tuple[SupportsIndex, ...]) -> DeviceArray: ...
+def permute_dims(x: DeviceArray, /, axes: Tuple[SupportsIndex, ...] | None = None) -> DeviceArray: ...
 def repeat(
     x: DeviceArray, repeats: SupportsIndex | DeviceArray, /, *,
     axis: SupportsIndex | None = None,

@@ -74,7 +74,7 @@ static PySequenceMethods array_as_sequence = {
 int
 arraytype_module_init(PyObject *module)
 {
-    PyObject *exchange_api;
+    PyObject *exchange_api, *priority;
 
     DeviceArray_Type.tp_repr = (reprfunc)array_repr;
     DeviceArray_Type.tp_str = (reprfunc)array_str;
@@ -90,13 +90,16 @@ arraytype_module_init(PyObject *module)
     if (PyType_Ready(&DeviceArray_Type) < 0) {
         return -1;
     }
-    /* NumPy defers binary operators to an operand whose __array_ufunc__ is
-       None, so `numpy_array + d` raises TypeError instead of silently copying
-       d to the host through __array__. */
-    if (PyDict_SetItemString(DeviceArray_Type.tp_dict, "__array_ufunc__",
-                             Py_None) < 0) {
+    /* dask.array and other libraries pick the chunk type of the highest
+       priority to build results: DeviceArray over numpy.ndarray (0). */
+    priority = PyFloat_FromDouble(100.0);
+    if (priority == NULL ||
+        PyDict_SetItemString(DeviceArray_Type.tp_dict, "__array_priority__",
+                             priority) < 0) {
+        Py_XDECREF(priority);
         return -1;
     }
+    Py_DECREF(priority);
     /* DLPack 1.3: consumers exchange DeviceArrays at C speed */
     exchange_api = exchange_capsule();
     if (exchange_api == NULL ||

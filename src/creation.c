@@ -407,30 +407,34 @@ creation_as_array(PyObject *obj)
     return (DeviceArrayObject *)creation_asarray_impl(obj, -1, &place, -1);
 }
 
-/* empty/zeros/ones_like(x, /, *, dtype=None, device=None) and
-   full_like(x, /, fill_value, *, dtype=None, device=None). */
+/* empty/zeros/ones_like(x, /, *, dtype=None, device=None, shape=None) and
+   full_like(x, /, fill_value, *, dtype=None, device=None, shape=None);
+   shape= is NumPy's (dask builds its metadata with it). */
 static PyObject *
 creation_like(PyObject *args, PyObject *kwds, const char *name, int fill, int one)
 {
-    static char *kwlist_plain[] = {"", "dtype", "device", NULL};
-    static char *kwlist_full[] = {"", "fill_value", "dtype", "device", NULL};
+    static char *kwlist_plain[] = {"", "dtype", "device", "shape", NULL};
+    static char *kwlist_full[] = {"", "fill_value", "dtype", "device", "shape", NULL};
     char format[32];
-    PyObject *obj, *value = NULL, *result = NULL;
+    PyObject *obj, *value = NULL, *shape_obj = Py_None, *result = NULL;
     DeviceArrayObject *proto;
     da_place place = {-1, 0};
-    int typenum = -1, ok, backend;
+    int64_t shape[DA_MAXDIMS];
+    int typenum = -1, ok, backend, ndim;
 
     if (fill == FILL_VALUE && !one) {
-        snprintf(format, sizeof format, "OO|$O&O&:%s", name);
+        snprintf(format, sizeof format, "OO|$O&O&O:%s", name);
         ok = PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist_full, &obj, &value,
                                          dtypeobject_converter_optional, &typenum,
-                                         deviceobject_converter_optional, &place);
+                                         deviceobject_converter_optional, &place,
+                                         &shape_obj);
     }
     else {
-        snprintf(format, sizeof format, "O|$O&O&:%s", name);
+        snprintf(format, sizeof format, "O|$O&O&O:%s", name);
         ok = PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist_plain, &obj,
                                          dtypeobject_converter_optional, &typenum,
-                                         deviceobject_converter_optional, &place);
+                                         deviceobject_converter_optional, &place,
+                                         &shape_obj);
     }
     if (!ok) {
         return NULL;
@@ -438,6 +442,13 @@ creation_like(PyObject *args, PyObject *kwds, const char *name, int fill, int on
     proto = creation_as_array(obj);
     if (proto == NULL) {
         return NULL;
+    }
+    ndim = shape_obj == Py_None ? proto->ndim : array_parse_shape(shape_obj, shape);
+    if (ndim < 0) {
+        goto done;
+    }
+    if (shape_obj == Py_None && ndim > 0) {
+        memcpy(shape, DA_SHAPE(proto), (size_t)ndim * sizeof shape[0]);
     }
     backend = creation_backend(&place, proto->backend);
     /* like the prototype: on its device unless device= says otherwise */
@@ -450,8 +461,8 @@ creation_like(PyObject *args, PyObject *kwds, const char *name, int fill, int on
             goto done;
         }
     }
-    result = creation_make(proto->ndim, DA_SHAPE(proto),
-                           typenum >= 0 ? typenum : proto->typenum, backend, fill, value);
+    result = creation_make(ndim, shape, typenum >= 0 ? typenum : proto->typenum, backend,
+                           fill, value);
     if (one) {
         Py_DECREF(value);
     }
@@ -602,17 +613,18 @@ static PyMethodDef creation_methods[] = {
               "full(shape, fill_value, *, dtype=None, device=None)\n--\n\nA new "
               "array filled with fill_value."),
     KW_METHOD("empty_like", creation_empty_like,
-              "empty_like(x, /, *, dtype=None, device=None)\n--\n\nAn "
-              "uninitialised array shaped like x."),
+              "empty_like(x, /, *, dtype=None, device=None, shape=None)\n--\n\n"
+              "An uninitialised array shaped like x (or `shape`)."),
     KW_METHOD("zeros_like", creation_zeros_like,
-              "zeros_like(x, /, *, dtype=None, device=None)\n--\n\nZeros shaped "
-              "like x."),
+              "zeros_like(x, /, *, dtype=None, device=None, shape=None)\n--\n\n"
+              "Zeros shaped like x (or `shape`)."),
     KW_METHOD("ones_like", creation_ones_like,
-              "ones_like(x, /, *, dtype=None, device=None)\n--\n\nOnes shaped "
-              "like x."),
+              "ones_like(x, /, *, dtype=None, device=None, shape=None)\n--\n\n"
+              "Ones shaped like x (or `shape`)."),
     KW_METHOD("full_like", creation_full_like,
-              "full_like(x, /, fill_value, *, dtype=None, device=None)\n--\n\n"
-              "fill_value shaped like x."),
+              "full_like(x, /, fill_value, *, dtype=None, device=None, "
+              "shape=None)\n--\n\n"
+              "fill_value shaped like x (or `shape`)."),
     KW_METHOD("eye", creation_eye,
               "eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None)\n--"
               "\n\nA 2-d array with ones on diagonal k and zeros elsewhere."),

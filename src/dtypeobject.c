@@ -186,6 +186,21 @@ dtypeobject_get_numpy_dtype(PyObject *self, void *Py_UNUSED(closure))
     return descr;
 }
 
+/* NumPy's scalar type (numpy.float32, ...), as numpy.dtype.type: code
+   written for NumPy, dask's among it, asks dtypes for it. */
+static PyObject *
+dtypeobject_get_numpy_type(PyObject *self, void *closure)
+{
+    PyObject *descr = dtypeobject_get_numpy_dtype(self, closure), *type;
+
+    if (descr == NULL) {
+        return NULL;
+    }
+    type = PyObject_GetAttrString(descr, "type");
+    Py_DECREF(descr);
+    return type;
+}
+
 static PyMethodDef dtypeobject_type_methods[] = {
     {"__reduce__", dtypeobject_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
@@ -207,6 +222,10 @@ static PyGetSetDef dtypeobject_getset[] = {
     {"dtype", dtypeobject_get_numpy_dtype, NULL,
      "The equivalent numpy.dtype (imports NumPy); lets numpy.dtype() and "
      "NumPy's dtype= arguments accept devarray dtypes.",
+     NULL},
+    {"type", dtypeobject_get_numpy_type, NULL,
+     "NumPy's scalar type, e.g. numpy.float32 (imports NumPy), as "
+     "numpy.dtype.type.",
      NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

@@ -13,6 +13,7 @@
 #include "dtypeobject.h"
 #include "dlpack.h"
 #include "number.h"
+#include "numpy_protocol.h"
 #include "pickle.h"
 #include "reduce.h"
 #include "search.h"
@@ -123,6 +124,27 @@ array_transpose(DeviceArrayObject *self, PyObject *args)
         return (PyObject *)view_ops_permute(self, PyTuple_GET_ITEM(args, 0));
     }
     return (PyObject *)view_ops_permute(self, args);
+}
+
+static PyObject *
+array_squeeze(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"axis", NULL};
+    PyObject *axis = Py_None;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:squeeze", kwlist, &axis)) {
+        return NULL;
+    }
+    return (PyObject *)view_ops_squeeze(self, axis);
+}
+
+/* NumPy's a.ravel(): the elements as one axis in C order, a view where
+   strides allow it. */
+static PyObject *
+array_ravel(DeviceArrayObject *self, PyObject *Py_UNUSED(ignored))
+{
+    const int64_t flat = -1;
+    return (PyObject *)view_ops_reshape(self, 1, &flat, -1);
 }
 
 static PyObject *
@@ -423,6 +445,12 @@ PyMethodDef methods_table[] = {
      "strides can express it)."},
     {"transpose", (PyCFunction)array_transpose, METH_VARARGS,
      "transpose($self, /, *axes)\n--\n\nA view with the axes permuted."},
+    {"squeeze", (PyCFunction)(void (*)(void))array_squeeze, METH_VARARGS | METH_KEYWORDS,
+     "squeeze($self, /, axis=None)\n--\n\nA view without the size-1 axes named "
+     "(all of them for None)."},
+    {"ravel", (PyCFunction)array_ravel, METH_NOARGS,
+     "ravel($self, /)\n--\n\nThe elements as one axis in C order (a view where "
+     "strides allow it)."},
     {"__dlpack__", (PyCFunction)(void (*)(void))dlpack_export,
      METH_VARARGS | METH_KEYWORDS,
      "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, "
@@ -445,6 +473,16 @@ PyMethodDef methods_table[] = {
      "__array_namespace__($self, /, *, api_version=None)\n--\n\nThe devarray "
      "module, the array API namespace of api_version None or '2024.12' (also "
      "'2023.12', '2022.12', '2021.12')."},
+    {"__array_function__", (PyCFunction)(void (*)(void))numpy_protocol_array_function,
+     METH_FASTCALL,
+     "__array_function__($self, func, types, args, kwargs, /)\n--\n\nNEP 18: "
+     "NumPy's functions (numpy.sum, numpy.concatenate, ...) run devarray's, "
+     "on the device."},
+    {"__array_ufunc__", (PyCFunction)(void (*)(void))numpy_protocol_array_ufunc,
+     METH_VARARGS | METH_KEYWORDS,
+     "__array_ufunc__($self, ufunc, method, /, *inputs, **kwargs)\n--\n\nNEP 13: "
+     "NumPy's ufuncs (numpy.exp, numpy.add, ...) run devarray's, on the "
+     "device; a numpy.ndarray operand is refused, never copied."},
     {"to_device", (PyCFunction)(void (*)(void))array_to_device,
      METH_VARARGS | METH_KEYWORDS,
      "to_device($self, device, /, *, stream=None)\n--\n\nThe array on "

@@ -399,19 +399,12 @@ view_ops_expand_dims(PyObject *Py_UNUSED(module), PyObject *args,
     return (PyObject *)view_ops_reshape(x, ndim, shape, 0);
 }
 
-static PyObject *
-view_ops_squeeze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
+DeviceArrayObject *
+view_ops_squeeze(DeviceArrayObject *x, PyObject *axis)
 {
-    static char *kwlist[] = {"", "axis", NULL};
     int64_t shape[DA_MAXDIMS], strides[DA_MAXDIMS];
     int axes[DA_MAXDIMS], drop[DA_MAXDIMS] = {0}, naxes, ndim = 0, i;
-    DeviceArrayObject *x;
-    PyObject *axis = Py_None;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|O:squeeze", kwlist,
-                                     &DeviceArray_Type, &x, &axis)) {
-        return NULL;
-    }
     if (axis == Py_None) {
         for (i = 0; i < x->ndim; i++) {
             drop[i] = DA_SHAPE(x)[i] == 1;
@@ -438,7 +431,21 @@ view_ops_squeeze(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
             strides[ndim++] = DA_STRIDES(x)[i];
         }
     }
-    return (PyObject *)array_view_of(x, ndim, shape, strides, x->data);
+    return array_view_of(x, ndim, shape, strides, x->data);
+}
+
+static PyObject *
+view_ops_squeeze_function(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"", "axis", NULL};
+    DeviceArrayObject *x;
+    PyObject *axis = Py_None;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|O:squeeze", kwlist,
+                                     &DeviceArray_Type, &x, &axis)) {
+        return NULL;
+    }
+    return (PyObject *)view_ops_squeeze(x, axis);
 }
 
 static PyObject *
@@ -506,12 +513,14 @@ view_ops_permute_dims(PyObject *Py_UNUSED(module), PyObject *args,
 {
     static char *kwlist[] = {"", "axes", NULL};
     DeviceArrayObject *x;
-    PyObject *axes;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O:permute_dims", kwlist,
+    PyObject *axes = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|O:permute_dims", kwlist,
                                      &DeviceArray_Type, &x, &axes)) {
         return NULL;
     }
-    return (PyObject *)view_ops_permute(x, axes);
+    /* axes None reverses them, as numpy.transpose (which maps here) */
+    return axes == Py_None ? (PyObject *)array_transposed(x, NULL)
+                           : (PyObject *)view_ops_permute(x, axes);
 }
 
 static PyObject *
@@ -631,15 +640,16 @@ PyMethodDef view_ops_functions[] = {
      "(int or tuple) moved to destination; the others keep their order."},
     {"permute_dims", (PyCFunction)(void (*)(void))view_ops_permute_dims,
      METH_VARARGS | METH_KEYWORDS,
-     "permute_dims(x, /, axes)\n--\n\nA view with the axes permuted: axis i "
-     "of the result is axis axes[i] of x."},
+     "permute_dims(x, /, axes=None)\n--\n\nA view with the axes permuted: axis i "
+     "of the result is axis axes[i] of x (None, as numpy.transpose, reverses "
+     "them)."},
     {"reshape", (PyCFunction)(void (*)(void))view_ops_reshape_function,
      METH_VARARGS | METH_KEYWORDS,
      "reshape(x, /, shape, *, copy=None)\n--\n\nx with a new shape (one extent "
      "may be -1): a view whenever strides can express it, else a copy. "
      "copy=True always copies; copy=False raises ValueError where a copy "
      "would be needed."},
-    {"squeeze", (PyCFunction)(void (*)(void))view_ops_squeeze,
+    {"squeeze", (PyCFunction)(void (*)(void))view_ops_squeeze_function,
      METH_VARARGS | METH_KEYWORDS,
      "squeeze(x, /, axis)\n--\n\nA view without the extent-1 axes named by "
      "axis (int or tuple; None, as NumPy, removes all); ValueError if one "

@@ -25,6 +25,11 @@ DeviceArrayObject *view_ops_reshape(DeviceArrayObject *a, int ndim,
    axis once. */
 DeviceArrayObject *view_ops_permute(DeviceArrayObject *a, PyObject *axes);
 
+/* a.squeeze(axis) / squeeze(a, axis): a view without the size-1 axes
+   named (an int or a tuple), or without all of them for axis None
+   (NumPy's); ValueError for a named axis of another size. */
+DeviceArrayObject *view_ops_squeeze(DeviceArrayObject *x, PyObject *axis);
+
 /* The module functions broadcast_arrays, broadcast_to, expand_dims, flip,
    moveaxis, permute_dims, reshape, squeeze and unstack. */
 extern PyMethodDef view_ops_functions[];

@@ -76,7 +76,7 @@ def _cases(d2, d3, d0, counts):
         ("permute-repeated", devarray.permute_dims, (d3, (0, 1, 1)), {}, ValueError),
         ("permute-axis", devarray.permute_dims, (d3, (0, 1, 3)), {}, AxisError),
         ("permute-int", devarray.permute_dims, (d3, 0), {}, TypeError),
-        ("permute-none", devarray.permute_dims, (d3, None), {}, TypeError),
+        ("permute-str", devarray.permute_dims, (d3, "abc"), {}, TypeError),
         ("unstack-axis", devarray.unstack, (d2,), {"axis": 2}, AxisError),
         ("unstack-0d", devarray.unstack, (d0,), {}, AxisError),
         ("unstack-float", devarray.unstack, (d2,), {"axis": 0.0}, TypeError),
