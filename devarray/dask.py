@@ -4,43 +4,38 @@
     import devarray.dask as dd            # registers DeviceArray with dask
 
     x = dd.from_numpy(a, chunks=(1024, 1024), devices=[0, 1])
-    y = (x + x) * 2                       # dask's own operators, per chunk
-    s = dd.sum(y, axis=0)                 # reductions with axis= and keepdims=
+    y = da.exp((x + x) * 2)               # dask's own functions, per chunk
+    s = y.sum(axis=0)                     # and its own reductions
     s.compute(scheduler="threads").to_host()
 
 Importing this module imports dask and registers DeviceArray with it:
 `register_chunk_type` (dask wraps DeviceArray chunks and does not defer to
-them) and dask's `concatenate_lookup`, `tensordot_lookup` and
-`to_numpy_dispatch`.  `import devarray` alone never imports this module,
-nor dask (tests/test_dask.py checks it).
+them) and dask's `concatenate_lookup`, `tensordot_lookup`, `numel_lookup`
+and `to_numpy_dispatch`.  `import devarray` alone never imports this
+module, nor dask (tests/test_dask.py checks it).
 
-What runs through dask's own code: `da.from_array(d, chunks=...)` of a
-DeviceArray, the elementwise operators between dask arrays (dask calls
-`operator.add` and the like on the chunks, DeviceArray's number slots),
-indexing, `x.map_blocks(devarray.exp, dtype=x.dtype)` for devarray's
-functions, `compute()` (chunks joined by `concatenate`).  dask's reductions
-(`x.sum()`, `da.sum(x)`) call `numpy.sum` on each chunk, which DeviceArray
-does not take yet (no `__array_function__`, and its `sum` method refuses
-NumPy's `out=None`): `sum`, `prod`, `max`, `min` and `mean` here are the same
-reductions built on dask's `reduction` with devarray's functions per chunk.
-docs/multi-gpu.md says what the C type would need for dask's own.
+dask's functions call NumPy's on each chunk; DeviceArray's
+`__array_function__` and `__array_ufunc__` (src/numpy_protocol.c) run
+devarray's instead, on the chunk's device.  docs/multi-gpu.md lists what
+runs and what does not.
 
 Several GPUs: `from_numpy(..., devices=[0, 1])` places the chunks round-robin
 on the devices, and each op runs where its operands are.  Where chunks of
-different devices meet (concatenate, the aggregation step of a reduction)
-they are first copied to the device of the first one (`to_device`, a peer
-copy), so a reduction ends on the device of the first chunk.
+different devices meet in a concatenation (compute(), the aggregation step
+of a reduction) they are first copied to the device of the first one
+(`to_device`, a peer copy), so a reduction ends on the device of the first
+chunk.
 """
-
-import operator
 
 import dask.array as da
 import numpy as np
-from dask.array.dispatch import concatenate_lookup, tensordot_lookup, to_numpy_dispatch
+from dask.array.dispatch import (concatenate_lookup, numel_lookup, tensordot_lookup,
+                                 to_numpy_dispatch)
 
 import devarray
 
-__all__ = ["from_numpy", "sum", "prod", "max", "min", "mean", "concatenate", "tensordot"]
+__all__ = ["from_numpy", "concatenate", "tensordot"]
+
 
 def _gather(arrays):
     """arrays, each on the device of the first (a peer copy where it is not)."""
@@ -58,6 +53,18 @@ def tensordot(a, b, axes=2):
     """dask's tensordot for DeviceArray chunks, on a's device."""
     a, b = _gather([a, b])
     return devarray.tensordot(a, b, axes=axes)
+
+
+def _numel(x, axis=None, keepdims=False, dtype=np.float64):
+    """dask's count of the elements a reduction over axis sees (its mean,
+    var and std divide by it), as a DeviceArray on x's device."""
+    if axis is None:
+        axis = range(x.ndim)
+    axes = {a % x.ndim for a in ((axis,) if isinstance(axis, int) else axis)}
+    count = int(np.prod([x.shape[i] for i in axes]))
+    shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape)
+                  if keepdims or i not in axes)
+    return devarray.full(shape, count, dtype=np.dtype(dtype), device=x.device)
 
 
 def _to_numpy(x, **kwargs):
@@ -103,84 +110,8 @@ def from_numpy(a, chunks="auto", devices=None):
                            meta=_meta(a.ndim, a.dtype))
 
 
-def _normalize_axis(axis, ndim):
-    if axis is None:
-        return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    out = []
-    for ax in axes:
-        ax = operator.index(ax)
-        if not -ndim <= ax < ndim:
-            raise np.exceptions.AxisError(ax, ndim)
-        out.append(ax % ndim)
-    if len(set(out)) != len(out):
-        raise ValueError("repeated axis in %r" % (axis,))
-    return tuple(out)
-
-
-def _per_chunk(name):
-    """The chunk and aggregate function of dask's reduction for devarray's
-    reduction `name`."""
-    fn = getattr(devarray, name)
-
-    def chunk(x, axis=None, keepdims=False, computing_meta=False):
-        if computing_meta:  # dask asks for the result's type only
-            shape = tuple(1 if i in axis else n for i, n in enumerate(x.shape))
-            return devarray.empty(shape if keepdims else (), dtype=x.dtype)
-        return fn(x, axis=axis, keepdims=keepdims)
-
-    return chunk
-
-
-_DTYPE_PROBES = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}
-
-
-def _reduce(name, x, axis, keepdims, split_every):
-    if not isinstance(x, da.Array):
-        raise TypeError("expected a dask array, got %s" % type(x).__name__)
-    axes = _normalize_axis(axis, x.ndim)
-    if name in ("max", "min") and any(x.shape[i] == 0 for i in axes):
-        raise ValueError("zero-size array to reduction operation %s which has no identity"
-                         % name)
-    dtype = _DTYPE_PROBES[name](np.ones(1, dtype=x.dtype)).dtype
-    out_ndim = x.ndim if keepdims else x.ndim - len(axes)
-    f = _per_chunk(name)
-    return da.reduction(x, f, f, axis=axes, keepdims=keepdims, dtype=dtype,
-                        split_every=split_every, meta=_meta(out_ndim, dtype))
-
-
-def sum(x, axis=None, keepdims=False, split_every=None):
-    """x.sum(axis, keepdims) of a dask array of DeviceArray chunks (NumPy's
-    result dtype: integers to int64/uint64)."""
-    return _reduce("sum", x, axis, keepdims, split_every)
-
-
-def prod(x, axis=None, keepdims=False, split_every=None):
-    """The product over axis, as numpy.prod."""
-    return _reduce("prod", x, axis, keepdims, split_every)
-
-
-def max(x, axis=None, keepdims=False, split_every=None):
-    """The maximum over axis; ValueError over a zero-size axis."""
-    return _reduce("max", x, axis, keepdims, split_every)
-
-
-def min(x, axis=None, keepdims=False, split_every=None):
-    """The minimum over axis; ValueError over a zero-size axis."""
-    return _reduce("min", x, axis, keepdims, split_every)
-
-
-def mean(x, axis=None, keepdims=False, split_every=None):
-    """sum / count, with numpy.mean's result dtype (float64 for integers)."""
-    axes = _normalize_axis(axis, x.ndim)
-    count = int(np.prod([x.shape[i] for i in axes]))
-    total = sum(x, axis=axes, keepdims=keepdims, split_every=split_every)
-    if not np.issubdtype(x.dtype, np.inexact):
-        total = total.map_blocks(devarray.astype, np.dtype(np.float64), dtype=np.float64)
-    return total / count
-
-
 da.register_chunk_type(devarray.DeviceArray)
 concatenate_lookup.register(devarray.DeviceArray)(concatenate)
 tensordot_lookup.register(devarray.DeviceArray)(tensordot)
 to_numpy_dispatch.register(devarray.DeviceArray)(_to_numpy)
+numel_lookup.register(devarray.DeviceArray)(_numel)
