@@ -104,6 +104,11 @@ capi_get_view(PyObject *obj, DevArray_View *view, int flags)
                         "DEVARRAY_VIEW_C_CONTIGUOUS asks for it (copy it first)");
         goto error;
     }
+    /* the array's device becomes the thread's active one, so view->stream,
+       DevArray_CurrentStream() and the caller's launches are that device's */
+    if (array_activate(array) < 0) {
+        goto error;
+    }
     view->data = array->data;
     view->ndim = array->ndim;
     view->shape = DA_SHAPE(array);
@@ -155,7 +160,8 @@ capi_empty(int ndim, const int64_t *shape, int dtype)
         return NULL;
     }
     backend = backend_default();
-    if (backend < 0) {
+    /* on the thread's current device (devarray.Device), made active */
+    if (backend < 0 || device_activate(backend, device_current(backend)) < 0) {
         return NULL;
     }
     return (PyObject *)array_new(backend, dtype, ndim, shape);
@@ -192,12 +198,13 @@ capi_wrap(void *data, int ndim, const int64_t *shape, const int64_t *strides, in
                         "DevArray_Wrap: owner is NULL (it must keep the memory alive)");
         return NULL;
     }
-    if (backend == DA_BACKEND_CUDA &&
-        (!device_cuda_available() || device != device_current(DA_BACKEND_CUDA))) {
+    if (backend == DA_BACKEND_CUDA && !device_cuda_available()) {
         PyErr_Format(PyExc_ValueError,
-                     "DevArray_Wrap: devarray works on %s, not CUDA device %d",
-                     device_cuda_available() ? "another CUDA device" : "the host",
-                     device);
+                     "DevArray_Wrap: devarray works on the host here, not CUDA "
+                     "device %d", device);
+        return NULL;
+    }
+    if (backend == DA_BACKEND_CUDA && device_check_ordinal(device) < 0) {
         return NULL;
     }
     /* kernels read whole elements */

@@ -52,11 +52,16 @@ exchange_allocator(DLTensor *prototype, DLManagedTensorVersioned **out, void *er
     *out = NULL;
     if (prototype->device.device_type == kDLCUDA) {
         backend = DA_BACKEND_CUDA;
-        if (!device_cuda_available() ||
-            prototype->device.device_id != device_current(DA_BACKEND_CUDA)) {
+        if (!device_cuda_available()) {
             PyErr_Format(PyExc_BufferError,
-                         "devarray cannot allocate on CUDA device %d",
-                         (int)prototype->device.device_id);
+                         "devarray cannot allocate on CUDA device %d: %s",
+                         (int)prototype->device.device_id,
+                         device_cuda_unavailable_reason());
+            goto error;
+        }
+        /* on the prototype's device, which array_new places on once active */
+        if (device_check_ordinal((int)prototype->device.device_id) < 0 ||
+            device_activate(backend, (int)prototype->device.device_id) < 0) {
             goto error;
         }
     }
@@ -102,21 +107,22 @@ error:
     return status;
 }
 
-/* The calling thread's current stream (NULL: the legacy default one, and
-   for the host, as the specification asks). */
+/* The calling thread's current stream on device_id (NULL: the legacy
+   default one, and for the host, as the specification asks).  Nothing is
+   activated: this may run without the GIL. */
 static int
 exchange_current_work_stream(int32_t device_type, int32_t device_id, void **out_current_stream)
 {
-    (void)device_id;
     *out_current_stream = NULL;
 #ifdef DEVARRAY_HAVE_CUDA
-    if (device_type == kDLCUDA) {
-        /* the active device's (device_id is not activated here: this may
-           run without the GIL; devarray's own imports activate first) */
-        *out_current_stream = (void *)stream_current();
+    /* a device devarray does not use has no devarray stream but the
+       legacy default one */
+    if (device_type == kDLCUDA && device_id >= 0 && device_id < DA_DEVICE_MAX) {
+        *out_current_stream = (void *)stream_current_on(device_id);
     }
 #else
     (void)device_type;
+    (void)device_id;
 #endif
     return 0;
 }

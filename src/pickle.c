@@ -111,7 +111,8 @@ pickle_reconstruct(PyObject *Py_UNUSED(module), PyObject *args)
         goto error;
     }
     backend = pickle_backend_of(name);
-    if (backend < 0) {
+    /* onto the thread's current device (devarray.Device), made active */
+    if (backend < 0 || device_activate(backend, device_current(backend)) < 0) {
         goto error;
     }
     result = array_new(backend, typenum, ndim, shape);

@@ -113,25 +113,37 @@ stream_default_entry(void)
 }
 
 stream_entry *
-stream_current_entry(void)
+stream_current_entry_on(int device)
 {
-    /* the innermost stream entered on the active device: each device has
-       its own current stream (one compare when there is one device) */
-    int device = device_active(DA_BACKEND_CUDA), i;
+    /* the innermost stream entered on `device`: each device has its own
+       current stream (one compare when there is one device) */
+    int i;
     for (i = stream_stack_len - 1; i >= 0; i--) {
         if (stream_stack[i]->device == device) {
             return stream_stack[i];
         }
     }
-    return stream_default_entry();
+    return stream_builtin_on(stream_default_mode == 1, device);
+}
+
+stream_entry *
+stream_current_entry(void)
+{
+    return stream_current_entry_on(device_active(DA_BACKEND_CUDA));
+}
+
+cudaStream_t
+stream_current_on(int device)
+{
+    stream_entry *entry = stream_current_entry_on(device);
+    entry->last_use = ++stream_seq;
+    return entry->handle;
 }
 
 cudaStream_t
 stream_current(void)
 {
-    stream_entry *entry = stream_current_entry();
-    entry->last_use = ++stream_seq;
-    return entry->handle;
+    return stream_current_on(device_active(DA_BACKEND_CUDA));
 }
 
 uintptr_t

@@ -68,6 +68,11 @@ cudaStream_t stream_current(void);
 /* The current stream's entry (the default stream's when none is entered). */
 stream_entry *stream_current_entry(void);
 
+/* stream_current and its entry for device `device` (an ordinal set up
+   before), whichever device is active. */
+cudaStream_t stream_current_on(int device);
+stream_entry *stream_current_entry_on(int device);
+
 /* The active device's default stream's entry: legacy, or per-thread when
    chosen. */
 stream_entry *stream_default_entry(void);

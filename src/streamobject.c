@@ -294,11 +294,24 @@ stream_exit(StreamObject *self, PyObject *const *Py_UNUSED(args), Py_ssize_t Py_
     Py_RETURN_FALSE;
 }
 
+/* The innermost stream entered on the thread's current device (each device
+   has its own current stream), else the default stream. */
 static PyObject *
 streamobject_current(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args))
 {
-    if (streamobject_depth > 0) {
-        return Py_NewRef(streamobject_stack[streamobject_depth - 1]);
+    int i;
+#ifdef DEVARRAY_HAVE_CUDA
+    const int device = device_current(DA_BACKEND_CUDA);
+#endif
+
+    for (i = streamobject_depth - 1; i >= 0; i--) {
+#ifdef DEVARRAY_HAVE_CUDA
+        const stream_entry *entry = streamobject_stack[i]->entry;
+        if (entry != NULL && entry->device != device) {
+            continue;
+        }
+#endif
+        return Py_NewRef(streamobject_stack[i]);
     }
     return Py_NewRef(streamobject_defaults[streamobject_per_thread()]);
 }
@@ -584,7 +597,7 @@ static PyTypeObject ExternalStream_Type = {
 
 static PyMethodDef streamobject_functions[] = {
     {"current_stream", streamobject_current, METH_NOARGS,
-     "current_stream()\n--\n\nThe calling thread's current stream."},
+     "current_stream()\n--\n\nThe calling thread's current stream on its current device."},
     {"set_default_stream", streamobject_set_default, METH_O,
      "set_default_stream(kind)\n--\n\nMake 'legacy' (the default) or "
      "'per-thread' the default stream of every thread.  The environment "

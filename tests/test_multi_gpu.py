@@ -5,6 +5,8 @@ devices.  Every test needs two CUDA devices and is skipped, with that
 reason, without them."""
 
 import gc
+import pickle
+import sys
 
 import numpy as np
 import pytest
@@ -197,3 +199,58 @@ def test_cross_device_errors_leak_nothing(rng):
             x + y
     gc.collect()
     assert (_core._memory_in_use(0), _core._memory_in_use(1)) == before
+
+
+# ---- the current device's stream, pickles, the C API and DLPack's exchange --------
+
+def test_current_stream_is_the_current_devices():
+    default = devarray.current_stream()
+    s0 = devarray.Stream()            # made on device 0, the current one
+    with s0:
+        assert devarray.current_stream() is s0
+        with devarray.Device(1):
+            # s0 is device 0's: device 1 still works on its default stream
+            assert devarray.current_stream() is default
+            s1 = devarray.Stream()
+            with s1:
+                assert devarray.current_stream() is s1
+        assert devarray.current_stream() is s0
+
+
+def test_unpickle_onto_the_current_device(rng):
+    a = random_array(rng, (5, 3), "float32")
+    blob = pickle.dumps(on(0, a))
+    with devarray.Device(1):
+        d = pickle.loads(blob)
+    assert d.device == 1
+    assert_values(d, a)
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory):
+    from test_capi import compile_probe
+
+    directory = compile_probe(str(tmp_path_factory.mktemp("capi_probe_2gpu")))
+    sys.path.insert(0, directory)
+    try:
+        import capi_probe
+        yield capi_probe
+    finally:
+        sys.path.remove(directory)
+
+
+def test_c_api_on_device_1(rng, probe):
+    a = random_array(rng, (4, 6), "float32")
+    x1 = on(1, a)
+    info = probe.view_info(x1)
+    assert info["device"] == 1
+    # GetView makes device 1 devarray's active device: the stream it hands
+    # out, and DevArray_CurrentStream(), are device 1's
+    assert info["stream"] == probe.current_stream()
+    with devarray.Device(1):
+        assert probe.empty((3, 2), 10).device == 1
+    assert probe.empty((3, 2), 10).device == 0
+    w = probe.wrap(x1, x1.ptr, (4, 6), None, 10, 1, 0)
+    assert w.device == 1
+    assert_values(w + 1, a + 1)
+
