@@ -469,18 +469,19 @@ jit_insert(uint64_t hash, const uint8_t *key, size_t len, cudaKernel_t kernel)
     return &jit_table[i];
 }
 
-/* f's kernel for sm_<arch> (NULL where declined or failed): 0, or -1. */
+/* f's kernel for sm_<arch> (NULL where declined or failed) in *library,
+   which the caller unloads if it does not keep the kernel: 0, or -1. */
 static int
-jit_build(const da_fuse *f, int arch, cudaKernel_t *kernel)
+jit_build(const da_fuse *f, int arch, cudaKernel_t *kernel, cudaLibrary_t *library)
 {
     jit_text text = {NULL, 0, 0, 0};
     char *cubin = NULL, why[1024];
     size_t bytes = 0;
-    cudaLibrary_t library;
     cudaError_t err;
     int status, result = -1;
 
     *kernel = NULL;
+    *library = NULL;
     status = jit_source(f, &text);
     if (text.failed) {
         PyErr_NoMemory();
@@ -502,12 +503,19 @@ jit_build(const da_fuse *f, int arch, cudaKernel_t *kernel)
         result = status;
         goto done;
     }
-    err = cudaLibraryLoadData(&library, cubin, NULL, NULL, 0, NULL, NULL, 0);
-    if (err == cudaSuccess) {
-        err = cudaLibraryGetKernel(kernel, library, "da_fused");
+    err = cudaLibraryLoadData(library, cubin, NULL, NULL, 0, NULL, NULL, 0);
+    if (err != cudaSuccess) {
+        *library = NULL;
+    }
+    else {
+        err = cudaLibraryGetKernel(kernel, *library, "da_fused");
     }
     if (err != cudaSuccess) {
         *kernel = NULL;
+        if (*library != NULL) {
+            (void)cudaLibraryUnload(*library);
+            *library = NULL;
+        }
         cuda_error_raise(err, "cudaLibraryLoadData (fused kernel)");
         goto done;
     }
@@ -580,12 +588,20 @@ jit_fuse(const da_fuse *f, cudaStream_t stream)
     entry = jit_lookup(hash, key, len);
     if (entry == NULL) {
         cudaKernel_t kernel;
-        if (jit_build(f, arch, &kernel) < 0) {
+        cudaLibrary_t library;
+        if (jit_build(f, arch, &kernel, &library) < 0) {
             return -1;
         }
-        /* another thread may have built it while NVRTC ran */
+        /* another thread may have built it while NVRTC ran; the table keeps
+           one library per program for the process's life, no other */
         entry = jit_lookup(hash, key, len);
-        if (entry == NULL && (entry = jit_insert(hash, key, len, kernel)) == NULL) {
+        if (entry == NULL) {
+            entry = jit_insert(hash, key, len, kernel);
+        }
+        if ((entry == NULL || entry->kernel != kernel) && library != NULL) {
+            (void)cudaLibraryUnload(library);
+        }
+        if (entry == NULL) {
             return -1;
         }
     }
