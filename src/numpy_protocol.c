@@ -15,6 +15,7 @@
 
 #include "array.h"
 #include "deviceobject.h"
+#include "dtype.h"
 #include "view_ops.h"
 
 /* NumPy's names whose devarray (array API) name differs. */
@@ -352,25 +353,36 @@ error:
 }
 
 /* A ufunc's dtype= (the dtype its loop computes in, dask's sums pass it):
-   removed from kwargs, and each DeviceArray input cast to it.  0, or -1
-   with an exception. */
+   removed from kwargs, and each DeviceArray input cast to it, under NumPy's
+   default casting rule, same_kind.  0, or -1 with an exception. */
 static int
-numpy_protocol_loop_dtype(PyObject *inputs, PyObject *kwargs)
+numpy_protocol_loop_dtype(PyObject *ufunc, PyObject *inputs, PyObject *kwargs)
 {
     PyObject *dtype = PyDict_GetItemString(kwargs, "dtype"); /* borrowed */
     Py_ssize_t i;
+    int typenum = -1;
 
     if (dtype == NULL) {
         return 0;
     }
     Py_INCREF(dtype);
-    if (PyDict_DelItemString(kwargs, "dtype") < 0) {
+    if (PyDict_DelItemString(kwargs, "dtype") < 0 ||
+        (dtype != Py_None && dtype_parse_object(dtype, &typenum) < 0)) {
         goto error;
     }
-    for (i = 0; dtype != Py_None && i < PyTuple_GET_SIZE(inputs); i++) {
+    for (i = 0; typenum >= 0 && i < PyTuple_GET_SIZE(inputs); i++) {
         PyObject *operand = PyTuple_GET_ITEM(inputs, i), *cast;
+        int from;
         if (!PyObject_TypeCheck(operand, &DeviceArray_Type)) {
             continue;
+        }
+        from = ((DeviceArrayObject *)operand)->typenum;
+        if (!dtype_can_cast_same_kind(from, typenum)) {
+            PyErr_Format(PyExc_TypeError,
+                         "%R: cannot cast input %zd from %s to %s with casting "
+                         "rule 'same_kind'",
+                         ufunc, i, dtype_table[from].name, dtype_table[typenum].name);
+            goto error;
         }
         cast = PyObject_CallMethod(operand, "astype", "OO", dtype, Py_False);
         if (cast == NULL) {
@@ -428,7 +440,7 @@ numpy_protocol_array_ufunc(PyObject *self, PyObject *args, PyObject *kwds)
         goto error;
     }
     kwargs = numpy_protocol_kwargs(kwds, ufunc);
-    if (kwargs == NULL || numpy_protocol_loop_dtype(inputs, kwargs) < 0) {
+    if (kwargs == NULL || numpy_protocol_loop_dtype(ufunc, inputs, kwargs) < 0) {
         goto error;
     }
     result = PyObject_Call(target, inputs, kwargs);

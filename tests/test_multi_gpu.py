@@ -6,7 +6,6 @@ reason, without them."""
 
 import gc
 import pickle
-import sys
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ import devarray
 from devarray import _core
 
 from _helpers import assert_values, random_array
+from test_capi import probe  # noqa: F401  (the C API test extension, a fixture)
 
 COUNT = devarray.device_count()
 pytestmark = pytest.mark.skipif(
@@ -224,19 +224,6 @@ def test_unpickle_onto_the_current_device(rng):
         d = pickle.loads(blob)
     assert d.device == 1
     assert_values(d, a)
-
-
-@pytest.fixture(scope="module")
-def probe(tmp_path_factory):
-    from test_capi import compile_probe
-
-    directory = compile_probe(str(tmp_path_factory.mktemp("capi_probe_2gpu")))
-    sys.path.insert(0, directory)
-    try:
-        import capi_probe
-        yield capi_probe
-    finally:
-        sys.path.remove(directory)
 
 
 def test_c_api_on_device_1(rng, probe):

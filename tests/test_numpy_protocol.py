@@ -132,6 +132,8 @@ def test_refusals(backend):
         np.concatenate([d, host])
     with pytest.raises(TypeError, match="numpy.nanmax"):
         np.nanmax(d)
+    with pytest.raises(TypeError, match="same_kind"):
+        np.add(d, d, dtype=np.int32)  # float64 to int32, as NumPy refuses
     with pytest.raises(ValueError, match="ndmin"):
         np.array([1.0], like=d, ndmin=65)
     # explicit conversions still copy to the host
