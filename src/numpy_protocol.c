@@ -287,35 +287,61 @@ error:
 }
 
 /* A NumPy scalar as a 0-d DeviceArray of its dtype on home's device (NumPy's
-   scalars are not weak as Python's are). */
+   scalars are not weak as Python's are): full((), scalar.item(), dtype=),
+   a fill kernel rather than a synchronous copy from the host.  item() is
+   exact for every dtype devarray has.  `other`: the ufunc's other operand
+   when it has two, else NULL. */
 static PyObject *
-numpy_protocol_scalar(PyObject *scalar, DeviceArrayObject *home)
+numpy_protocol_scalar(PyObject *scalar, DeviceArrayObject *home, PyObject *other)
 {
-    PyObject *core = NULL, *asarray = NULL, *device = NULL, *args = NULL;
-    PyObject *kwargs = NULL, *result = NULL;
+    PyObject *core = NULL, *full = NULL, *item = NULL, *dtype = NULL;
+    PyObject *device = NULL, *args = NULL, *kwargs = NULL, *result = NULL;
+    int typenum;
 
-    core = PyImport_ImportModule("devarray._core");
-    asarray = core == NULL ? NULL : PyObject_GetAttrString(core, "asarray");
-    device = asarray == NULL ? NULL : deviceobject_new(home->backend, home->device);
-    kwargs = device == NULL ? NULL : Py_BuildValue("{sO}", "device", device);
-    args = kwargs == NULL ? NULL : PyTuple_Pack(1, scalar);
-    if (args != NULL) {
-        result = PyObject_Call(asarray, args, kwargs);
+    item = PyObject_CallMethod(scalar, "item", NULL);
+    dtype = item == NULL ? NULL : PyObject_GetAttrString(scalar, "dtype");
+    if (dtype == NULL || dtype_parse_object(dtype, &typenum) < 0) {
+        goto error;
     }
+    /* Next to one DeviceArray whose weak promotion with the scalar's kind
+       gives NumPy's strong result, the Python scalar item() is the same
+       operand (its value exact in that dtype), without a kernel. */
+    if (other != NULL && PyObject_TypeCheck(other, &DeviceArray_Type)) {
+        const int a = ((DeviceArrayObject *)other)->typenum;
+        const char kind = dtype_table[typenum].kind == 'u' ? 'i' : dtype_table[typenum].kind;
+        if (dtype_promote(a, typenum) == dtype_promote_weak(a, kind)) {
+            result = Py_NewRef(item);
+            goto error;
+        }
+    }
+    core = PyImport_ImportModule("devarray._core");
+    full = core == NULL ? NULL : PyObject_GetAttrString(core, "full");
+    device = full == NULL ? NULL : deviceobject_new(home->backend, home->device);
+    kwargs = device == NULL ? NULL
+                            : Py_BuildValue("{sOsO}", "dtype", dtype, "device", device);
+    args = kwargs == NULL ? NULL : Py_BuildValue("(()O)", item);
+    if (args != NULL) {
+        result = PyObject_Call(full, args, kwargs);
+    }
+error:
     Py_XDECREF(args);
     Py_XDECREF(kwargs);
     Py_XDECREF(device);
-    Py_XDECREF(asarray);
+    Py_XDECREF(dtype);
+    Py_XDECREF(item);
+    Py_XDECREF(full);
     Py_XDECREF(core);
     return result;
 }
 
 /* A ufunc operand as devarray's functions take it (a new reference):
-   DeviceArrays and Python scalars as they are, NumPy scalars as 0-d arrays.
+   DeviceArrays and Python scalars as they are, NumPy scalars as
+   numpy_protocol_scalar makes them (`other` the other operand, or NULL).
    NULL without an exception for another array type, NULL with TypeError for
    a numpy.ndarray (never copied implicitly). */
 static PyObject *
-numpy_protocol_operand(PyObject *obj, PyObject *ufunc, DeviceArrayObject *home)
+numpy_protocol_operand(PyObject *obj, PyObject *other, PyObject *ufunc,
+                       DeviceArrayObject *home)
 {
     PyObject *generic = NULL, *ndarray = NULL, *result = NULL;
     int is_generic = 0, is_ndarray = 0;
@@ -336,7 +362,7 @@ numpy_protocol_operand(PyObject *obj, PyObject *ufunc, DeviceArrayObject *home)
         goto error;
     }
     if (is_generic) {
-        result = numpy_protocol_scalar(obj, home);
+        result = numpy_protocol_scalar(obj, home, other);
     }
     else if (is_ndarray) {
         PyErr_Format(PyExc_TypeError,
@@ -420,7 +446,8 @@ numpy_protocol_array_ufunc(PyObject *self, PyObject *args, PyObject *kwds)
     }
     inputs = PyTuple_New(n - 2);
     for (i = 2; inputs != NULL && i < n; i++) {
-        PyObject *operand = numpy_protocol_operand(PyTuple_GET_ITEM(args, i), ufunc,
+        PyObject *other = n == 4 ? PyTuple_GET_ITEM(args, i == 2 ? 3 : 2) : NULL;
+        PyObject *operand = numpy_protocol_operand(PyTuple_GET_ITEM(args, i), other, ufunc,
                                                    (DeviceArrayObject *)self);
         if (operand == NULL) {
             /* NEP 13: another array type takes part; let it, or NumPy, answer */

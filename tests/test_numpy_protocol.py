@@ -158,3 +158,25 @@ def test_methods_and_dtype_type(backend, rng):
     assert devarray.empty_like(d, shape=()).shape == ()
     with pytest.raises(ValueError):
         devarray.ones_like(d, shape=(-2,))
+
+
+SCALAR_ARRAY_DTYPES = ["bool", "int8", "uint8", "int16", "int64", "uint64", "float16",
+                       "float32", "float64", "complex64"]
+SCALAR_VALUES = [np.bool_(True), np.int8(-3), np.uint8(200), np.int32(-70000),
+                 np.uint64(2**40), np.float16(1.5), np.float32(0.1), np.float64(1e-3),
+                 np.complex64(1 - 2j)]
+
+
+@pytest.mark.parametrize("dtype", SCALAR_ARRAY_DTYPES)
+def test_numpy_scalars_promote_as_in_numpy(backend, rng, dtype):
+    """Each NumPy scalar next to each array dtype, in both orders: NumPy 2's
+    result dtype (NEP 50: NumPy scalars are strong) and values, whether the
+    scalar passes as a Python scalar (same promotion) or as a 0-d array."""
+    a = random_array(rng, (6,), dtype)
+    d = devarray.asarray(a)
+    for s in SCALAR_VALUES:
+        for ufunc in (np.add, np.multiply):
+            with np.errstate(all="ignore"):
+                for got, expected in ((ufunc(d, s), ufunc(a, s)), (ufunc(s, d), ufunc(s, a))):
+                    assert got.dtype == expected.dtype, (ufunc, s, dtype)
+                    assert_values(on_device(got, d), expected)
