@@ -157,10 +157,18 @@ numpy_protocol_kwargs(PyObject *kwargs, PyObject *func)
     if (out != NULL) {
         if (!(out == Py_None || (PyTuple_Check(out) && PyTuple_GET_SIZE(out) == 1 &&
                                  PyTuple_GET_ITEM(out, 0) == Py_None))) {
-            PyErr_Format(PyExc_TypeError,
-                         "%R on DeviceArrays does not take out=: devarray returns "
-                         "a new array (assign it with d[...] = result)",
-                         func);
+            PyObject *name = numpy_protocol_str_attr(func, "__name__");
+            if (name != NULL) {
+                PyErr_Format(PyExc_TypeError,
+                             "numpy.%U on DeviceArrays does not take out=: devarray "
+                             "returns a new array (assign it with d[...] = result)",
+                             name);
+                Py_DECREF(name);
+            }
+            else if (!PyErr_Occurred()) {
+                PyErr_SetString(PyExc_TypeError,
+                                "NumPy's out= is not taken on DeviceArrays");
+            }
             goto error;
         }
         if (PyDict_DelItemString(result, "out") < 0) {
