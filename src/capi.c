@@ -14,10 +14,10 @@
 #define DEVARRAY_NO_IMPORT
 #include "../devarray/include/devarray.h"
 
-#include "backend.h"
 #include "cai.h"
 #include "cuda_error.h"
 #include "device.h"
+#include "deviceobject.h"
 #include "stream.h"
 #include "dlpack.h"
 #include "exchange.h"
@@ -155,16 +155,16 @@ capi_check_layout(const char *who, int ndim, const int64_t *shape, int dtype)
 static PyObject *
 capi_empty(int ndim, const int64_t *shape, int dtype)
 {
-    int backend;
+    da_place place;
     if (capi_check_layout("DevArray_Empty", ndim, shape, dtype) < 0) {
         return NULL;
     }
-    backend = backend_default();
-    /* on the thread's current device (devarray.Device), made active */
-    if (backend < 0 || device_activate(backend, device_current(backend)) < 0) {
+    /* where devarray.empty puts it: the default backend and the thread's
+       current device, made active */
+    if (deviceobject_default_place(&place) < 0) {
         return NULL;
     }
-    return (PyObject *)array_new(backend, dtype, ndim, shape);
+    return (PyObject *)array_new(place.backend, dtype, ndim, shape);
 }
 
 static int

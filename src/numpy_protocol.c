@@ -85,6 +85,21 @@ numpy_protocol_numpy_attr(const char *name)
     return value;
 }
 
+/* devarray._core.<name>, a new reference; NULL with an exception (an
+   AttributeError where the module has no such name). */
+static PyObject *
+numpy_protocol_core_attr(const char *name)
+{
+    PyObject *core = PyImport_ImportModule("devarray._core"), *value;
+
+    if (core == NULL) {
+        return NULL;
+    }
+    value = PyObject_GetAttrString(core, name);
+    Py_DECREF(core);
+    return value;
+}
+
 /* devarray's function for NumPy's callable `func` (a new reference); NULL
    without an exception when devarray has none, NULL with one on error.
    check_module: only functions of NumPy's top namespace map (numpy.linalg
@@ -93,7 +108,7 @@ numpy_protocol_numpy_attr(const char *name)
 static PyObject *
 numpy_protocol_target(PyObject *func, int check_module)
 {
-    PyObject *module = NULL, *name = NULL, *core = NULL, *target = NULL;
+    PyObject *module = NULL, *name = NULL, *target = NULL;
     const char *numpy_name, *devarray_name;
     size_t i;
 
@@ -116,11 +131,7 @@ numpy_protocol_target(PyObject *func, int check_module)
             break;
         }
     }
-    core = PyImport_ImportModule("devarray._core");
-    if (core == NULL) {
-        goto error;
-    }
-    target = PyObject_GetAttrString(core, devarray_name);
+    target = numpy_protocol_core_attr(devarray_name);
     if (target == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
         PyErr_Clear();
     }
@@ -130,7 +141,6 @@ numpy_protocol_target(PyObject *func, int check_module)
         Py_CLEAR(target);
     }
 error:
-    Py_XDECREF(core);
     Py_XDECREF(name);
     Py_XDECREF(module);
     return target;
@@ -208,7 +218,7 @@ numpy_protocol_types_are_ours(PyObject *types)
 static PyObject *
 numpy_protocol_array(PyObject *args, PyObject *kwargs)
 {
-    PyObject *core = NULL, *asarray = NULL, *ndmin_obj, *array = NULL;
+    PyObject *asarray = NULL, *ndmin_obj, *array = NULL;
     PyObject *result = NULL;
     DeviceArrayObject *a;
     int64_t shape[DA_MAXDIMS];
@@ -232,8 +242,7 @@ numpy_protocol_array(PyObject *args, PyObject *kwargs)
         PyDict_SetItemString(kwargs, "copy", Py_True) < 0) {
         goto error;
     }
-    core = PyImport_ImportModule("devarray._core");
-    asarray = core == NULL ? NULL : PyObject_GetAttrString(core, "asarray");
+    asarray = numpy_protocol_core_attr("asarray");
     array = asarray == NULL ? NULL : PyObject_Call(asarray, args, kwargs);
     if (array == NULL) {
         goto error;
@@ -251,7 +260,6 @@ numpy_protocol_array(PyObject *args, PyObject *kwargs)
 error:
     Py_XDECREF(array);
     Py_XDECREF(asarray);
-    Py_XDECREF(core);
     return result;
 }
 
@@ -302,7 +310,7 @@ error:
 static PyObject *
 numpy_protocol_scalar(PyObject *scalar, DeviceArrayObject *home, PyObject *other)
 {
-    PyObject *core = NULL, *full = NULL, *item = NULL, *dtype = NULL;
+    PyObject *full = NULL, *item = NULL, *dtype = NULL;
     PyObject *device = NULL, *args = NULL, *kwargs = NULL, *result = NULL;
     int typenum;
 
@@ -322,8 +330,7 @@ numpy_protocol_scalar(PyObject *scalar, DeviceArrayObject *home, PyObject *other
             goto error;
         }
     }
-    core = PyImport_ImportModule("devarray._core");
-    full = core == NULL ? NULL : PyObject_GetAttrString(core, "full");
+    full = numpy_protocol_core_attr("full");
     device = full == NULL ? NULL : deviceobject_new(home->backend, home->device);
     kwargs = device == NULL ? NULL
                             : Py_BuildValue("{sOsO}", "dtype", dtype, "device", device);
@@ -338,7 +345,6 @@ error:
     Py_XDECREF(dtype);
     Py_XDECREF(item);
     Py_XDECREF(full);
-    Py_XDECREF(core);
     return result;
 }
 
