@@ -9,13 +9,16 @@ build succeeds with the host backend only, and says so.
 Environment (docs/install.md has the details):
   CUDA_HOME, CUDA_PATH       the toolkit; else nvcc on PATH; else /usr/local/cuda
   DEVARRAY_CUDA_ARCHS        e.g. "90" or "80,90": machine code for each, PTX
-                             for the highest (default: Turing..Blackwell)
+                             for the highest (default: 75 80 90 100 120)
   DEVARRAY_REQUIRE_CUDA=1    no nvcc is an error instead of a host-only build
   DEVARRAY_NO_CUDA=1         host-only build even when nvcc is there
   DEVARRAY_DEBUG=1           -O0 -g, assertions on
   DEVARRAY_SANITIZE=address,undefined
                              -fsanitize=... for compiling and linking src/*.c
   DEVARRAY_WERROR=1          warnings are errors (C and CUDA)
+  DEVARRAY_COMPILER_LAUNCHER e.g. "ccache": a command put before every nvcc and
+                             C compiler call (CI caches the kernels this way,
+                             so the wheel built from the sdist reuses them)
 """
 
 import glob
@@ -23,6 +26,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shlex
 import subprocess
 import sys
 import sysconfig
@@ -59,7 +63,9 @@ NVCC_FLAGS = [
     "-std=c++17",
     "--fmad=false",  # no FMA contraction: results match the host backend
     "-Xcompiler", "-fPIC,-fvisibility=hidden,-Wall,-Wextra",
-    "-Xfatbin=-compress-all",
+    # zstd-level compression of every fatbin entry: a third less than the
+    # default mode; the driver R580 that CUDA 13 needs anyway reads it
+    "--compress-mode=size", "-Xfatbin=-compress-all",
     "--threads", "0",  # one host thread per target architecture
 ]
 
@@ -74,6 +80,35 @@ def warn(message):
     log.warn(text)
     bar = "*" * 78
     print("\n%s\n%s\n%s\n" % (bar, text, bar), file=sys.stderr, flush=True)
+
+
+def compiler_launcher():
+    """DEVARRAY_COMPILER_LAUNCHER split into words (empty when unset)."""
+    return shlex.split(os.environ.get("DEVARRAY_COMPILER_LAUNCHER", ""))
+
+
+def compile_in_parallel(compiler, jobs):
+    """Make `compiler` (a distutils CCompiler) compile the sources of one
+    extension `jobs` at a time: distutils compiles them one after the other,
+    and src/ has some seventy files.  The same steps as CCompiler.compile,
+    with the per-object loop in a thread pool (each object is its own
+    compiler process)."""
+    def compile(sources, output_dir=None, macros=None, include_dirs=None, debug=0,
+                extra_preargs=None, extra_postargs=None, depends=None):
+        macros, objects, extra_postargs, pp_opts, build = compiler._setup_compile(
+            output_dir, macros, include_dirs, sources, depends, extra_postargs)
+        cc_args = compiler._get_cc_args(pp_opts, debug, extra_preargs)
+
+        def one(obj):
+            src, ext = build[obj]
+            compiler._compile(obj, src, ext, cc_args, extra_postargs, pp_opts)
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            # list() re-raises the first CompileError
+            list(pool.map(one, [obj for obj in objects if obj in build]))
+        return objects
+
+    compiler.compile = compile
 
 
 def mtime(path):
@@ -101,6 +136,10 @@ class BuildExt(build_ext):
         # directory of the machine that built it.
         rpath = "-Wl,-rpath," + (sysconfig.get_config_var("LIBDIR") or "")
         self.compiler.linker_so = [a for a in self.compiler.linker_so if a != rpath]
+        launcher = compiler_launcher()
+        if launcher:
+            self.compiler.compiler_so = launcher + self.compiler.compiler_so
+        compile_in_parallel(self.compiler, os.cpu_count() or 1)
         build_ext.build_extensions(self)
 
     def build_extension(self, ext):
@@ -115,7 +154,9 @@ class BuildExt(build_ext):
         for key, value in ext.devarray_original.items():
             setattr(ext, key, list(value))
         ext.extra_compile_args += C_FLAGS
-        ext.extra_compile_args += ["-O0", "-g", "-UNDEBUG"] if debug else ["-O3", "-DNDEBUG"]
+        # -g0 overrides the -g of Python's own CFLAGS: debug information
+        # would be a tenth of the wheel, and DEVARRAY_DEBUG=1 builds have it
+        ext.extra_compile_args += ["-O0", "-g", "-UNDEBUG"] if debug else ["-O3", "-g0", "-DNDEBUG"]
         if werror:
             ext.extra_compile_args.append("-Werror")
         if sanitize:
@@ -184,7 +225,9 @@ class BuildExt(build_ext):
         flags = [nvcc, "-c", "-DDEVARRAY_HAVE_CUDA", "-I", "kernels"] + NVCC_FLAGS + gencode
         flags += ["-O0", "-g", "-lineinfo"] if debug else ["-O3", "-DNDEBUG"]
         if werror:
-            flags += ["-Werror", "all-warnings", "-Xcompiler", "-Werror"]
+            # -Xcompiler=-Werror: ccache 4.7 (CI's launcher) finds no input
+            # file in a call with "-Xcompiler -Werror" and does not cache it
+            flags += ["-Werror", "all-warnings", "-Xcompiler=-Werror"]
         sources = sorted(glob.glob("kernels/*.cu"))
         if not sources:
             raise SetupError("devarray: nvcc was found but there is no kernels/*.cu")
@@ -237,10 +280,12 @@ class BuildExt(build_ext):
         with the same command."""
         headers = glob.glob("kernels/*.h") + glob.glob("kernels/*.cuh")
         newest_header = max([mtime(h) for h in headers] + [0])
+        launcher = compiler_launcher()
         jobs = []
         objects = []
         for src in sources:
             obj = os.path.join(self.build_temp, os.path.splitext(src)[0] + ".o")
+            # the launcher (a cache) changes how, not what: not in the signature
             command = flags + [src, "-o", obj]
             objects.append(obj)
             stamp = obj + ".cmd"
@@ -252,7 +297,7 @@ class BuildExt(build_ext):
                     old_signature = f.read()
             if (self.force or obj_time is None or obj_time < max(mtime(src), newest_header)
                     or old_signature != signature):
-                jobs.append((src, obj, command, stamp, signature))
+                jobs.append((src, obj, launcher + command, stamp, signature))
             else:
                 log.info("devarray: %s is up to date", obj)
         if not jobs:

@@ -16,9 +16,14 @@ import re
 import shutil
 import subprocess
 
-# Machine code for Turing through Blackwell, restricted to what the installed
-# nvcc can target; PTX for the newest so later GPUs can JIT it.
-DEFAULT_ARCHS = (75, 80, 86, 89, 90, 100, 120)
+# Machine code for one architecture of each major generation from Turing to
+# Blackwell, restricted to what the installed nvcc can target; PTX for the
+# newest so later GPUs can JIT it.  A cubin runs on every GPU of its major
+# version with an equal or higher minor one, so sm_80's serves 8.6, 8.7 and
+# 8.9, sm_100's 10.3 and sm_120's 12.1.  Machine code of their own would
+# cost a copy of every kernel each (in the wheel and in every build) for a
+# minor version's scheduling differences.
+DEFAULT_ARCHS = (75, 80, 90, 100, 120)
 
 
 class ToolkitError(Exception):

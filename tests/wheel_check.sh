@@ -12,7 +12,7 @@
 # 2. `auditwheel repair` gives it the manylinux tag PLAT below; the wheel must
 #    hold no libcudart (nor any library auditwheel would have to copy in), and
 #    _core must need no libcudart, carry no RPATH/RUNPATH, contain the CUDA
-#    kernels (.nv_fatbin) and export only PyInit__core.  It must be < 30 MB.
+#    kernels (.nv_fatbin) and export only PyInit__core.  It must be < 15 MB.
 # 3. A fresh venv gets the wheel, numpy, pytest and hypothesis (binary wheels
 #    only) under `env -i` with a PATH holding just that venv's bin/, checked
 #    to offer no nvcc and no C compiler; then `python -m devarray` and a smoke
@@ -32,7 +32,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 PYTHON=${PYTHON:-python3}
 PLAT=manylinux_2_34_x86_64
-MAX_BYTES=$((30 * 1000 * 1000))
+MAX_BYTES=$((15 * 1000 * 1000))
 SMOKE_TESTS=(tests/test_array.py tests/test_arith.py tests/test_nonumpy.py)
 keep=${1:-}
 
