@@ -134,3 +134,17 @@ def pytest_report_header(config):
     if info:
         line += " (%s)" % info.get("name")
     return line
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `exclusive` fill the GPU: beside other pytest-xdist
+    workers they would take their neighbours' memory, so under several
+    workers they skip, saying how to run them alone."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+    if workers < 2:
+        return
+    skip = pytest.mark.skip(reason="fills the GPU: run alone with `python3 -m pytest "
+                            "-m exclusive`, not beside %d pytest-xdist workers" % (workers - 1))
+    for item in items:
+        if item.get_closest_marker("exclusive") is not None:
+            item.add_marker(skip)

@@ -3,6 +3,7 @@
 # include), with and without the CUDA backend compiled in.
 #
 #   bash tests/lint.sh            # PYTHON=... for another interpreter's headers
+#                                 # LINT_JOBS=N processes (default: every core)
 #
 # cppcheck (required): --enable=warning,performance,portability, with its
 # python and posix library configurations so that CPython's macros
@@ -15,6 +16,8 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
+# both analysers work file by file: one process per core
+JOBS=${LINT_JOBS:-$(nproc)}
 status=0
 
 if ! command -v cppcheck >/dev/null; then
@@ -38,7 +41,7 @@ echo "=== cppcheck $(cppcheck --version | sed 's/Cppcheck //')"
 for config in -DDEVARRAY_HAVE_CUDA -UDEVARRAY_HAVE_CUDA; do
     echo "--- $config"
     cppcheck --enable=warning,performance,portability --library=python --library=posix \
-        --inline-suppr --error-exitcode=1 --std=c11 --quiet -I src -I kernels \
+        --inline-suppr --error-exitcode=1 --std=c11 --quiet -j "$JOBS" -I src -I kernels \
         "$config" src/ || status=1
 done
 
@@ -71,9 +74,19 @@ if command -v clang-tidy >/dev/null; then
     else
         echo "lint: no CUDA headers found: clang-tidy checks the host-only build"
     fi
-    log=$(mktemp)
-    trap 'rm -f "$log"' EXIT
-    clang-tidy --quiet -checks="$checks" src/*.c -- "${flags[@]}" >"$log" 2>/dev/null || true
+    tidy=$(mktemp -d)
+    trap 'rm -rf "$tidy"' EXIT
+    log=$tidy/all.log
+    # one clang-tidy per file, JOBS at a time, each into a log of its own
+    for file in src/*.c; do
+        while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+            wait -n || true
+        done
+        clang-tidy --quiet -checks="$checks" "$file" -- "${flags[@]}" \
+            >"$tidy/$(basename "$file").log" 2>/dev/null &
+    done
+    wait || true
+    cat "$tidy"/*.c.log >"$log"
     findings=0
     while IFS= read -r line; do
         file=$(printf '%s\n' "$line" | sed -E 's#^.*/(src/[^:]+):.*#\1#; s#^(src/[^:]+):.*#\1#')
