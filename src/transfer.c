@@ -77,8 +77,14 @@ typedef struct {
 } staging_pool_t;
 
 static PyThread_type_lock staging_lock = NULL;
+/* Portable pinned buffers: every device's DMA reads and writes them. */
 static char *staging_slots[STAGING_SLOTS];
-static cudaEvent_t staging_events[STAGING_SLOTS];
+/* An event can be recorded only on a stream of its own device: each device
+   has its own per slot, made the first time that device stages a copy. */
+static cudaEvent_t staging_events[DA_DEVICE_MAX][STAGING_SLOTS];
+/* The event the last DMA of each slot recorded (any device's), or NULL
+   when none can still be running: the slot's next user waits for it. */
+static cudaEvent_t staging_pending[STAGING_SLOTS];
 static int staging_ready = 0;
 static int staging_atfork_registered = 0;
 static staging_pool_t staging_pool = {
@@ -101,6 +107,7 @@ staging_forget_in_child(void)
     staging_lock = NULL;
     memset(staging_slots, 0, sizeof(staging_slots));
     memset(staging_events, 0, sizeof(staging_events));
+    memset(staging_pending, 0, sizeof(staging_pending));
     staging_ready = 0;
     staging_helpers = 0;
 }
@@ -236,15 +243,36 @@ staging_start_helpers(void)
     staging_helpers = started;
 }
 
-/* Allocate the ring and start the helpers (GIL held).  0, or -1 with an
-   exception; after a failure the next call allocates what is missing. */
+/* The ring's events for `device`, the active one (GIL held): made on
+   first use.  0, or -1 with an exception. */
 static int
-staging_init(void)
+staging_init_device(int device)
+{
+    int i;
+    cudaError_t err;
+    for (i = 0; i < STAGING_SLOTS; i++) {
+        if (staging_events[device][i] == NULL) {
+            err = cudaEventCreateWithFlags(&staging_events[device][i],
+                                           cudaEventDisableTiming);
+            if (err != cudaSuccess) {
+                staging_events[device][i] = NULL;
+                return cuda_error_raise(err, "cudaEventCreateWithFlags");
+            }
+        }
+    }
+    return 0;
+}
+
+/* Allocate the ring, start the helpers and make the events of `device`,
+   the active one (GIL held).  0, or -1 with an exception; after a failure
+   the next call allocates what is missing. */
+static int
+staging_init(int device)
 {
     int i;
     cudaError_t err;
     if (staging_ready) {
-        return 0;
+        return staging_init_device(device);
     }
     if (!staging_atfork_registered &&
         pthread_atfork(NULL, NULL, staging_forget_in_child) != 0) {
@@ -259,20 +287,15 @@ staging_init(void)
     for (i = 0; i < STAGING_SLOTS; i++) {
         if (staging_slots[i] == NULL) {
             err = cudaHostAlloc((void **)&staging_slots[i], STAGING_CHUNK,
-                                cudaHostAllocDefault);
+                                cudaHostAllocPortable);
             if (err != cudaSuccess) {
                 staging_slots[i] = NULL;
                 return cuda_error_raise(err, "cudaHostAlloc");
             }
         }
-        if (staging_events[i] == NULL) {
-            err = cudaEventCreateWithFlags(&staging_events[i],
-                                           cudaEventDisableTiming);
-            if (err != cudaSuccess) {
-                staging_events[i] = NULL;
-                return cuda_error_raise(err, "cudaEventCreateWithFlags");
-            }
-        }
+    }
+    if (staging_init_device(device) < 0) {
+        return -1;
     }
     if (!staging_helpers_tried) {
         staging_start_helpers();
@@ -281,14 +304,29 @@ staging_init(void)
     return 0;
 }
 
-/* Device -> host through the ring: up to STAGING_SLOTS chunks in flight
-   while the oldest is copied out.  Runs without the GIL. */
+/* Device -> host through the ring, on `device`'s `stream`: up to
+   STAGING_SLOTS chunks in flight while the oldest is copied out.  Returns
+   when every chunk is in `dst`, so no DMA of the ring is left running.
+   Runs without the GIL, under staging_lock. */
 static cudaError_t
-staged_device_to_host(char *dst, const char *src, size_t nbytes, cudaStream_t stream)
+staged_device_to_host(char *dst, const char *src, size_t nbytes, int device,
+                      cudaStream_t stream)
 {
     size_t nchunks = (nbytes + STAGING_CHUNK - 1) / STAGING_CHUNK;
     size_t issued = 0, done = 0;
     cudaError_t err = cudaSuccess;
+    int slot;
+    /* an upload's last DMAs (from any device, on any stream) may still read
+       the slots: the stream waits for them before it writes there */
+    for (slot = 0; slot < STAGING_SLOTS && (size_t)slot < nchunks; slot++) {
+        if (staging_pending[slot] != NULL) {
+            err = cudaStreamWaitEvent(stream, staging_pending[slot], 0);
+            if (err != cudaSuccess) {
+                return err;
+            }
+            staging_pending[slot] = NULL;
+        }
+    }
     while (done < nchunks) {
         for (; issued < nchunks && issued - done < STAGING_SLOTS; issued++) {
             size_t offset = issued * STAGING_CHUNK;
@@ -297,7 +335,7 @@ staged_device_to_host(char *dst, const char *src, size_t nbytes, cudaStream_t st
             err = cudaMemcpyAsync(staging_slots[slot], src + offset, len,
                                   cudaMemcpyDeviceToHost, stream);
             if (err == cudaSuccess) {
-                err = cudaEventRecord(staging_events[slot], stream);
+                err = cudaEventRecord(staging_events[device][slot], stream);
             }
             if (err != cudaSuccess) {
                 return err;
@@ -307,7 +345,7 @@ staged_device_to_host(char *dst, const char *src, size_t nbytes, cudaStream_t st
             size_t offset = done * STAGING_CHUNK;
             size_t len = nbytes - offset < STAGING_CHUNK ? nbytes - offset : STAGING_CHUNK;
             int slot = (int)(done % STAGING_SLOTS);
-            err = cudaEventSynchronize(staging_events[slot]);
+            err = cudaEventSynchronize(staging_events[device][slot]);
             if (err != cudaSuccess) {
                 return err;
             }
@@ -318,11 +356,13 @@ staged_device_to_host(char *dst, const char *src, size_t nbytes, cudaStream_t st
     return err;
 }
 
-/* Host -> device through the ring.  Returns once the source has been read;
-   the last DMAs may still run, ordered before later work on the stream, and
-   the next user of a slot waits for its event.  Runs without the GIL. */
+/* Host -> device through the ring, on `device`'s `stream`.  Returns once
+   the source has been read; the last DMAs may still run, ordered before
+   later work on the stream, and the next user of a slot waits for the
+   event they recorded.  Runs without the GIL, under staging_lock. */
 static cudaError_t
-staged_host_to_device(char *dst, const char *src, size_t nbytes, cudaStream_t stream)
+staged_host_to_device(char *dst, const char *src, size_t nbytes, int device,
+                      cudaStream_t stream)
 {
     size_t offset;
     cudaError_t err = cudaSuccess;
@@ -330,19 +370,23 @@ staged_host_to_device(char *dst, const char *src, size_t nbytes, cudaStream_t st
     for (offset = 0; offset < nbytes; offset += STAGING_CHUNK) {
         size_t len = nbytes - offset < STAGING_CHUNK ? nbytes - offset : STAGING_CHUNK;
         /* the slot's previous DMA must have drained before it is refilled */
-        err = cudaEventSynchronize(staging_events[slot]);
-        if (err != cudaSuccess) {
-            return err;
+        if (staging_pending[slot] != NULL) {
+            err = cudaEventSynchronize(staging_pending[slot]);
+            if (err != cudaSuccess) {
+                return err;
+            }
+            staging_pending[slot] = NULL;
         }
         staging_memcpy(staging_slots[slot], src + offset, len);
         err = cudaMemcpyAsync(dst + offset, staging_slots[slot], len,
                               cudaMemcpyHostToDevice, stream);
         if (err == cudaSuccess) {
-            err = cudaEventRecord(staging_events[slot], stream);
+            err = cudaEventRecord(staging_events[device][slot], stream);
         }
         if (err != cudaSuccess) {
             return err;
         }
+        staging_pending[slot] = staging_events[device][slot];
         slot = (slot + 1) % STAGING_SLOTS;
     }
     return err;
@@ -401,8 +445,10 @@ static int
 cuda_copy(void *dst, const void *src, size_t nbytes, int kind)
 {
     cudaError_t err;
-    /* asked with the GIL held: the current stream is the calling thread's */
-    cudaStream_t stream = stream_current();
+    /* the caller made the device of the memory active; asked with the GIL
+       held, the current stream is the calling thread's on that device */
+    int device = device_active(DA_BACKEND_CUDA);
+    cudaStream_t stream = stream_current_on(device);
     if (kind == DA_COPY_D2D) {
         err = cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, stream);
         return err == cudaSuccess ? 0 : cuda_error_raise(err, "cudaMemcpyAsync");
@@ -417,13 +463,13 @@ cuda_copy(void *dst, const void *src, size_t nbytes, int kind)
         Py_END_ALLOW_THREADS
         return err == cudaSuccess ? 0 : cuda_error_raise(err, "cudaMemcpyAsync");
     }
-    if (staging_init() < 0) {
+    if (staging_init(device) < 0) {
         return -1;
     }
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(staging_lock, WAIT_LOCK);
-    err = kind == DA_COPY_H2D ? staged_host_to_device(dst, src, nbytes, stream)
-                              : staged_device_to_host(dst, src, nbytes, stream);
+    err = kind == DA_COPY_H2D ? staged_host_to_device(dst, src, nbytes, device, stream)
+                              : staged_device_to_host(dst, src, nbytes, device, stream);
     PyThread_release_lock(staging_lock);
     Py_END_ALLOW_THREADS
     return err == cudaSuccess ? 0 : cuda_error_raise(err, "staged cudaMemcpyAsync");
