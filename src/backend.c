@@ -117,11 +117,12 @@ backend_where(int backend, const da_where *w)
 }
 
 #ifdef DEVARRAY_HAVE_CUDA
-/* Reductions' temporary storage up to this size comes from one block kept
-   for the process and used only on the legacy default stream: reductions
-   queued there never overlap, and such a reduction costs no allocation. */
+/* Reductions' temporary storage up to this size comes from one block per
+   device, kept for the process and used only on that device's legacy
+   default stream: reductions queued there never overlap, and such a
+   reduction costs no allocation. */
 #define REDUCE_SCRATCH_BYTES ((size_t)1 << 20)
-static void *reduce_scratch = NULL;
+static void *reduce_scratch[DA_DEVICE_MAX];
 #endif
 
 int
@@ -131,23 +132,25 @@ backend_reduce(int backend, const da_reduce *r)
     if (backend == DA_BACKEND_CUDA) {
         size_t temp_bytes = 0;
         void *temp = NULL;
+        /* the operand's device, made active by the caller */
+        void **scratch = &reduce_scratch[device_active(DA_BACKEND_CUDA)];
         cudaStream_t stream = stream_current();
         cudaError_t err = da_cuda_reduce(NULL, &temp_bytes, r, stream);
         if (err != cudaSuccess) {
             return cuda_error_raise(err, "reduction (temporary storage query)");
         }
         if (temp_bytes <= REDUCE_SCRATCH_BYTES && stream == (cudaStream_t)0) {
-            if (reduce_scratch == NULL &&
-                (reduce_scratch = pool_malloc(DA_BACKEND_CUDA, REDUCE_SCRATCH_BYTES)) == NULL) {
+            if (*scratch == NULL &&
+                (*scratch = pool_malloc(DA_BACKEND_CUDA, REDUCE_SCRATCH_BYTES)) == NULL) {
                 return -1;
             }
-            temp = reduce_scratch;
+            temp = *scratch;
         }
         else if ((temp = pool_malloc(DA_BACKEND_CUDA, temp_bytes)) == NULL) {
             return -1;
         }
         err = da_cuda_reduce(temp, &temp_bytes, r, stream);
-        if (temp != reduce_scratch) {
+        if (temp != *scratch) {
             /* stream-ordered free: the reduction finishes first */
             pool_free(DA_BACKEND_CUDA, temp);
         }
