@@ -62,6 +62,69 @@ def test_empty_peer_copy(rng):
     assert d.to_device(0).shape == (0, 3) and d.to_device(0).device == 0
 
 
+# ---- uploads and downloads on every device ----------------------------------------
+
+# float64 bytes: under the 1 MiB staging threshold, just over it (one 8 MiB
+# staging chunk), and 40 MiB (more chunks than the ring's four slots)
+TRANSFER_BYTES = [800, (1 << 20) + 40, (40 << 20) + 40]
+
+
+@pytest.mark.parametrize("device", range(COUNT))
+@pytest.mark.parametrize("nbytes", TRANSFER_BYTES)
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("pinned", [False, True], ids=["pageable", "pinned"])
+def test_upload_and_download_on_every_device(rng, device, nbytes, order, pinned):
+    a = rng.standard_normal((nbytes // 40, 5))
+    if pinned:
+        buf = devarray.empty_pinned(a.shape, "float64")
+        np.asarray(buf)[...] = a
+        source = buf
+    else:
+        source = np.asfortranarray(a) if order == "F" else a
+    with devarray.Device(device):
+        d = devarray.to_device(source)
+        # a strided view comes back through the same paths
+        view = d[::3, 1:4]
+    assert d.device == device and view.device == device
+    assert d.to_host().tobytes() == a.tobytes()
+    assert view.to_host().tobytes() == np.ascontiguousarray(a[::3, 1:4]).tobytes()
+    moved = view.T.to_device((device + 1) % COUNT)
+    assert moved.to_host().tobytes() == np.ascontiguousarray(a[::3, 1:4].T).tobytes()
+
+
+def test_staging_ring_shared_by_every_device_and_stream(rng):
+    """Uploads and downloads through the staging ring alternate between the
+    devices, each on a stream of its own: a slot an upload's DMA may still
+    read is not refilled, nor written by another device's download, before
+    that DMA is done."""
+    a = [rng.standard_normal(5 << 20) for _ in range(COUNT)]
+    streams = []
+    for device in range(COUNT):
+        with devarray.Device(device):
+            streams.append(devarray.Stream())
+    arrays = []
+    for device in range(COUNT):
+        with devarray.Device(device), streams[device]:
+            arrays.append(devarray.to_device(a[device]))
+    for device in reversed(range(COUNT)):
+        with devarray.Device(device), streams[device]:
+            assert arrays[device].to_host().tobytes() == a[device].tobytes()
+            assert (arrays[device] * 2).to_host().tobytes() == (a[device] * 2).tobytes()
+
+
+def test_reductions_on_every_device_after_device_0(rng):
+    """A reduction on a device's legacy stream takes that device's own
+    temporary block: one block made on device 0 once served every device,
+    and a reduction on device 1 read it (an illegal address)."""
+    # -1, 0 and 1: the float32 sum is exact in any order
+    a = rng.integers(-1, 2, 1 << 20).astype(np.float32)
+    for device in [0, *range(COUNT)]:
+        d = on(device, a)
+        assert float(d.sum()) == float(a.sum())
+        assert_values(devarray.sum(on(device, a.reshape(1024, 1024)), axis=1),
+                      a.reshape(1024, 1024).sum(axis=1))
+
+
 # ---- where results live ---------------------------------------------------------
 
 def test_ops_on_device_1_while_device_0_is_current(rng):

@@ -168,7 +168,10 @@ def test_info_devices():
     assert isinstance(devices, list)
     assert devices[-1] == devarray.Device("host")
     if _core._cuda_available():
-        assert devices == [devarray.Device("cuda"), devarray.Device("host")]
+        # every GPU, in ordinal order, then the host
+        cuda = [devarray.Device("cuda", i) for i in range(devarray.device_count())]
+        assert devarray.device_count() >= 1
+        assert devices == cuda + [devarray.Device("host")]
     else:
         assert devices == [devarray.Device("host")]
 

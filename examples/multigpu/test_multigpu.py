@@ -25,6 +25,10 @@ def run(args, backend, launcher=()):
     path += [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     env = dict(os.environ, DEVARRAY_BACKEND=backend, PYTHONWARNINGS="ignore",
                PYTHONPATH=os.pathsep.join(path))
+    if launcher and os.path.basename(launcher[0]) == "mpiexec":
+        # Open MPI refuses to run as root (the GPU machines' user) unless
+        # both are set; MPICH ignores them
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     proc = subprocess.run([*launcher, sys.executable, *args], env=env, cwd=HERE,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True, timeout=TIMEOUT)
