@@ -1,5 +1,5 @@
-"""Skips for tests that need several GPUs (tests/test_dask.py,
-tests/test_engines.py).
+"""Skips for tests that need several GPUs (tests/test_multi_gpu.py,
+tests/test_devices.py, tests/test_dask.py).
 
 A test that needs n GPUs skips with a reason starting "needs n GPUs:" on a
 machine with fewer (or with a devarray that has no device_count() yet), so

@@ -13,10 +13,9 @@ import devarray
 from devarray import _core
 
 from _helpers import assert_values, random_array
+from _multigpu import need_gpus
 
 COUNT = devarray.device_count()
-TWO_GPUS = pytest.mark.skipif(COUNT < 2, reason="needs 2 GPUs: device_count() is "
-                                                f"{COUNT}")
 
 
 def current():
@@ -210,8 +209,8 @@ def test_results_stay_on_the_operands_device(gpu, rng):
 
 # ---- operands on two devices ----------------------------------------------------
 
-@TWO_GPUS
 def test_cross_device_operands_name_both_devices(rng):
+    need_gpus(2)
     a = devarray.asarray(random_array(rng, (4,), "float32"), device=0)
     b = devarray.asarray(random_array(rng, (4,), "float32"), device=1)
     with pytest.raises(ValueError, match="cuda:0 and cuda:1"):

@@ -1,8 +1,9 @@
-"""Two GPUs (issue 14): peer copies, ops on a device other than the current
-one, results' devices, a pool and a current stream per device, imports that
-keep their producer's device, and the ValueError for operands on two
-devices.  Every test needs two CUDA devices and is skipped, with that
-reason, without them."""
+"""Two GPUs or more: uploads and downloads on every device, peer copies, ops
+on a device other than the current one, results' devices, a pool and a
+current stream per device, imports that keep their producer's device, and
+the ValueError for operands on two devices.  Every test needs two CUDA
+devices and is skipped, with that reason, without them (a failure under
+DEVARRAY_REQUIRE_GPUS=2)."""
 
 import gc
 import pickle
@@ -14,11 +15,20 @@ import devarray
 from devarray import _core
 
 from _helpers import assert_values, random_array
+from _multigpu import need_gpus
 from test_capi import probe  # noqa: F401  (the C API test extension, a fixture)
 
 COUNT = devarray.device_count()
-pytestmark = pytest.mark.skipif(
-    COUNT < 2, reason=f"needs 2 GPUs: device_count() is {COUNT}")
+# every device of the machine; at least two, so that on a smaller machine
+# the tests exist and two_gpus says why they skip
+DEVICES = range(max(COUNT, 2))
+
+
+@pytest.fixture(autouse=True)
+def two_gpus():
+    """Every test here needs two GPUs: skipped without them, a failure
+    under DEVARRAY_REQUIRE_GPUS=2 (tests/_multigpu.py)."""
+    need_gpus(2)
 
 DTYPES = ["bool", "int8", "int64", "float32", "float64", "complex128"]
 
@@ -69,7 +79,7 @@ def test_empty_peer_copy(rng):
 TRANSFER_BYTES = [800, (1 << 20) + 40, (40 << 20) + 40]
 
 
-@pytest.mark.parametrize("device", range(COUNT))
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("nbytes", TRANSFER_BYTES)
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("pinned", [False, True], ids=["pageable", "pinned"])
