@@ -1,7 +1,11 @@
 """devarray: a GPU array type for Python, written in C.
 
-DeviceArray owns CUDA device memory (or host memory on the host backend, for
-machines without a GPU) and implements + - * / and sum() with CUDA kernels.
+DeviceArray owns CUDA device memory on any GPU of the machine (or host memory
+on the host backend, for machines without a GPU).  The module implements the
+main namespace of the Python array API standard (2024.12) on CUDA kernels:
+elementwise functions and operators, creation and manipulation, reductions
+and statistics, searching, sorting, sets, indexing and matmul.  Memory is
+exchanged without copies through DLPack and the CUDA Array Interface.
 NumPy is optional and imported only by the conversions that need it.
 """
 
