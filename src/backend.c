@@ -656,8 +656,8 @@ static PyMethodDef backend_methods[] = {
      "set_backend(name)\n--\n\nMake 'host' or 'cuda' the backend of new "
      "arrays.  Existing arrays keep theirs."},
     {"synchronize", backend_py_synchronize, METH_NOARGS,
-     "synchronize()\n--\n\nWait until all work queued on the device, on every "
-     "stream, has finished."},
+     "synchronize()\n--\n\nWait until all work queued on every stream of "
+     "every device devarray has used has finished."},
     {NULL, NULL, 0, NULL},
 };
 

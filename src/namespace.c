@@ -142,8 +142,8 @@ static PyMethodDef namespace_info_methods[] = {
                  "which it also has), by name; `kind` as isdtype's, names "
                  "only."),
     {"devices", namespace_devices, METH_NOARGS,
-     "devices($self, /)\n--\n\nThe usable devices: the CUDA device when "
-     "there is one, then the host."},
+     "devices($self, /)\n--\n\nThe usable devices: every CUDA device, in "
+     "ordinal order, then the host."},
     {NULL, NULL, 0, NULL},
 };
 
