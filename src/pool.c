@@ -96,58 +96,70 @@ out_of_memory:
  * driver's fast path for small copies to pageable memory), and popping a
  * free list is cheaper than cudaMallocAsync.
  *
- * Free blocks sit on the list of a stream: the legacy default stream's, or
- * one per devarray.Stream that has used small blocks.  A block goes on the
- * list of the stream that frees it, after stream_order_free has made that
+ * Every device has slabs of its own.  Free blocks sit on the list of a
+ * stream: a device's legacy default stream's, or one per devarray.Stream
+ * that has used small blocks (a stream belongs to one device, so its list
+ * holds that device's blocks).  A block goes on the list of the stream that
+ * frees it, on the block's device, after stream_order_free has made that
  * stream wait for every other stream that may have used it, and is handed
  * out again only for work on that stream, so it is written only after the
  * last reads of the array that freed it.  A fresh slab's blocks go to the
  * list of the stream that asked (unused memory is safe on any stream).  A
- * stream being destroyed hands its blocks to the legacy list, which first
- * waits for it (pool_forget_stream).  The per-thread default stream,
- * external streams (devarray cannot see them end) and streams under graph
- * capture take pool memory instead.  Slabs are never returned; the lists
- * live under the GIL.
+ * stream being destroyed hands its blocks to its device's legacy list,
+ * which first waits for it (pool_forget_stream).  The per-thread default
+ * stream, external streams (devarray cannot see them end) and streams under
+ * graph capture take pool memory instead.  Slabs are never returned; the
+ * lists live under the GIL.
  */
 #define SMALL_BLOCK_BYTES ((size_t)4096)
 #define SMALL_SLAB_BYTES ((size_t)2 << 20)
 #define SMALL_BLOCKS_PER_SLAB (SMALL_SLAB_BYTES / SMALL_BLOCK_BYTES)
-/* 8 GiB of small arrays at most; past that the pool serves them */
+/* 8 GiB of small arrays at most, over all devices; past that the pool
+   serves them */
 #define SMALL_MAX_SLABS 4096
-/* streams with a list of their own; more take pool memory */
+/* devarray.Streams with a list of their own; more take pool memory */
 #define SMALL_MAX_LISTS 64
 
 typedef struct {
     cudaStream_t stream;
+    int device;
     char **blocks;
     size_t n, cap;
 } small_list;
 
-static char *small_slabs[SMALL_MAX_SLABS];
-static int small_nslabs = 0;
-/* [0] is the legacy stream's, with room for every block there is */
-static small_list small_lists[SMALL_MAX_LISTS];
-static int small_nlists = 1;
-static size_t small_in_use = 0;
+typedef struct {
+    char *base;
+    int device;
+} small_slab;
 
-/* The list of the calling thread's current stream, made if needed; NULL
-   when that stream takes no small blocks (or no list could be made). */
+static small_slab small_slabs[SMALL_MAX_SLABS];
+static int small_nslabs = 0;
+/* each device's legacy stream's list, with room for every block of its
+   slabs; slabs per device, and bytes handed out per device */
+static small_list small_legacy[DA_DEVICE_MAX];
+static int small_device_slabs[DA_DEVICE_MAX];
+static size_t small_in_use[DA_DEVICE_MAX];
+/* the devarray.Streams' lists, of any device */
+static small_list small_lists[SMALL_MAX_LISTS];
+static int small_nlists = 0;
+
+/* The list of the calling thread's current stream, on the active device,
+   made if needed; NULL when that stream takes no small blocks (or no list
+   could be made). */
 static small_list *
 small_current_list(void)
 {
     stream_entry *entry = stream_current_entry();
+    int device = device_active(DA_BACKEND_CUDA);
     int i;
-    /* the slabs are device 0's; other devices take pool memory */
-    if (device_active(DA_BACKEND_CUDA) != 0) {
-        return NULL;
-    }
     if (entry->handle == (cudaStream_t)0) {
-        return &small_lists[0];
+        small_legacy[device].device = device;
+        return &small_legacy[device];
     }
     if (!entry->owned || entry->capturing) {
         return NULL;
     }
-    for (i = 1; i < small_nlists; i++) {
+    for (i = 0; i < small_nlists; i++) {
         if (small_lists[i].stream == entry->handle) {
             return &small_lists[i];
         }
@@ -155,7 +167,7 @@ small_current_list(void)
     if (small_nlists == SMALL_MAX_LISTS) {
         return NULL;
     }
-    small_lists[small_nlists] = (small_list){entry->handle, NULL, 0, 0};
+    small_lists[small_nlists] = (small_list){entry->handle, device, NULL, 0, 0};
     return &small_lists[small_nlists++];
 }
 
@@ -176,12 +188,13 @@ small_reserve(small_list *list, size_t cap)
     return 0;
 }
 
-/* A small block for work on `list`'s stream, or NULL: with an exception on
-   failure, without one when the caller should use the pool instead (no
-   slab could be had). */
+/* A small block for work on `list`'s stream (on the active device, the
+   list's), or NULL: with an exception on failure, without one when the
+   caller should use the pool instead (no slab could be had). */
 static void *
 small_malloc(small_list *list)
 {
+    int device = list->device;
     if (list->n == 0) {
         char *slab = NULL;
         size_t k;
@@ -189,9 +202,11 @@ small_malloc(small_list *list)
         if (small_nslabs == SMALL_MAX_SLABS) {
             return NULL;
         }
-        /* the legacy list can hold every block, whichever list has them */
-        if (small_reserve(&small_lists[0],
-                          SMALL_BLOCKS_PER_SLAB * (size_t)(small_nslabs + 1)) < 0 ||
+        /* the device's legacy list can hold every block of its slabs,
+           whichever list has them */
+        if (small_reserve(&small_legacy[device],
+                          SMALL_BLOCKS_PER_SLAB *
+                              (size_t)(small_device_slabs[device] + 1)) < 0 ||
             small_reserve(list, list->n + SMALL_BLOCKS_PER_SLAB) < 0) {
             PyErr_NoMemory();
             return NULL;
@@ -206,12 +221,13 @@ small_malloc(small_list *list)
             cuda_error_raise(err, "cudaMalloc");
             return NULL;
         }
-        small_slabs[small_nslabs++] = slab;
+        small_slabs[small_nslabs++] = (small_slab){slab, device};
+        small_device_slabs[device]++;
         for (k = SMALL_BLOCKS_PER_SLAB; k > 0; k--) {
             list->blocks[list->n++] = slab + (k - 1) * SMALL_BLOCK_BYTES;
         }
     }
-    small_in_use += SMALL_BLOCK_BYTES;
+    small_in_use[device] += SMALL_BLOCK_BYTES;
     return list->blocks[--list->n];
 }
 
@@ -220,49 +236,52 @@ small_is_block(const void *ptr)
 {
     int i;
     for (i = 0; i < small_nslabs; i++) {
-        if ((const char *)ptr >= small_slabs[i] &&
-            (const char *)ptr < small_slabs[i] + SMALL_SLAB_BYTES) {
+        if ((const char *)ptr >= small_slabs[i].base &&
+            (const char *)ptr < small_slabs[i].base + SMALL_SLAB_BYTES) {
             return 1;
         }
     }
     return 0;
 }
 
-/* Put `ptr`, born at `birth`, on the current stream's list (the legacy
-   one's when that has none or cannot grow), after ordering that stream
-   after the others that may have used it. */
+/* Put `ptr`, born at `birth` on the active device (the block's), on the
+   current stream's list (the device's legacy one when that has none or
+   cannot grow), after ordering that stream after the others that may have
+   used it. */
 static void
 small_put_back(void *ptr, uint64_t birth)
 {
+    int device = device_active(DA_BACKEND_CUDA);
     small_list *list = small_current_list();
     if (list == NULL ||
         (list->n == list->cap && small_reserve(list, 2 * list->cap + 64) < 0)) {
-        list = &small_lists[0];
+        list = &small_legacy[device];
     }
     if (stream_order_free(list->stream, birth) != cudaSuccess) {
         (void)cudaGetLastError();
     }
     list->blocks[list->n++] = ptr;
-    small_in_use -= SMALL_BLOCK_BYTES;
+    small_in_use[device] -= SMALL_BLOCK_BYTES;
 }
 
 void
 pool_forget_stream(cudaStream_t stream)
 {
     int i, previous;
-    for (i = 1; i < small_nlists; i++) {
+    for (i = 0; i < small_nlists; i++) {
         small_list *list = &small_lists[i];
+        small_list *legacy = &small_legacy[list->device];
         if (list->stream != stream) {
             continue;
         }
-        /* the legacy stream waits for the stream's work on the blocks; if
-           it cannot, the blocks are leaked rather than reused too early
-           (streams with lists are device 0's, as the slabs are) */
-        previous = device_enter_quiet(DA_BACKEND_CUDA, 0);
+        /* the device's legacy stream waits for the stream's work on the
+           blocks; if it cannot, the blocks are leaked rather than reused
+           too early */
+        previous = device_enter_quiet(DA_BACKEND_CUDA, list->device);
         if (list->n > 0 && stream_wait((cudaStream_t)0, stream) == 0) {
-            memcpy(small_lists[0].blocks + small_lists[0].n, list->blocks,
+            memcpy(legacy->blocks + legacy->n, list->blocks,
                    list->n * sizeof(char *));
-            small_lists[0].n += list->n;
+            legacy->n += list->n;
         }
         PyErr_Clear();
         device_restore(DA_BACKEND_CUDA, previous);
@@ -458,8 +477,7 @@ pool_py_memory_in_use(PyObject *Py_UNUSED(module), PyObject *args)
                                                                CUDAError message */
         CUDA_ERROR_CHECK(cudaMemPoolGetAttribute(cuda_pool,
                                                  cudaMemPoolAttrUsedMemCurrent, &used));
-        /* the small blocks are device 0's */
-        return PyLong_FromUnsignedLongLong(used + (device == 0 ? small_in_use : 0));
+        return PyLong_FromUnsignedLongLong(used + small_in_use[device]);
     }
 error:
     return NULL;

@@ -1,11 +1,12 @@
 /*
  * Memory for arrays on either backend.
  *
- * CUDA: blocks of at most 4 KiB on device 0 come from slabs allocated with
- * cudaMalloc (while the legacy stream is current), others from the active
- * device's stream-ordered pool (one per device) on the current stream, and all are freed in stream
- * order, after every stream that may have used them.  Host: aligned_alloc, large blocks aligned and advised as
- * huge pages.  A failed CUDA call raises devarray.CUDAError, a failed
+ * CUDA: blocks of at most 4 KiB come from slabs of the active device
+ * allocated with cudaMalloc (on the legacy stream and devarray.Streams),
+ * others from the active device's stream-ordered pool on the current
+ * stream; all are freed on their own device in stream order, after every
+ * stream that may have used them.  Host: aligned_alloc, large blocks
+ * aligned and advised as huge pages.  A failed CUDA call raises devarray.CUDAError, a failed
  * allocation MemoryError.
  */
 #ifndef DEVARRAY_SRC_POOL_H_
