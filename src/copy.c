@@ -163,7 +163,9 @@ copy_peer(DeviceArrayObject *a, int typenum, int device)
     }
 #ifdef DEVARRAY_HAVE_CUDA
     if (moved->size > 0) {
+        /* the copy engine of either device may move the bytes */
         (void)device_peer_enable(device, a->device);
+        (void)device_peer_enable(a->device, device);
         Py_BEGIN_ALLOW_THREADS
         err = cudaMemcpyPeer(moved->data, device, contiguous->data, a->device,
                              (size_t)DA_NBYTES(moved));

@@ -8,11 +8,14 @@
  * of it is touched with the GIL held.  The current and active devices are
  * per thread, as the runtime's own current device is.
  *
- * The active device is cached: device_activate calls cudaSetDevice only
- * when this thread's last activation named another device, so the per-op
- * cost is a compare.  Code that switches devices behind devarray's back
- * (cudaSetDevice, cupy.cuda.Device) must restore the device before devarray
- * runs again on that thread, as those libraries' context managers do.
+ * The active device is cached, and checked: device_activate calls
+ * cudaSetDevice only when this thread's last activation named another
+ * device or the runtime's current device is no longer that one.  Other
+ * libraries in the process (CuPy, PyTorch, JAX, Numba) switch the thread's
+ * device without telling devarray (JAX leaves its last device current when
+ * it sets up several GPUs), so the cache alone would run devarray's next op
+ * with another device's context current; cudaGetDevice is a thread-local
+ * read, far cheaper than that failure.
  */
 #include "device.h"
 
@@ -234,11 +237,18 @@ device_active(int backend)
 int
 device_activate(int backend, int ordinal)
 {
-    /* the per-op cost: one compare, the same device every time on one GPU */
-    if (backend != DA_BACKEND_CUDA || ordinal == device_thread_active) {
+#ifdef DEVARRAY_HAVE_CUDA
+    int runtime_current = -1;
+#endif
+    if (backend != DA_BACKEND_CUDA) {
         return 0;
     }
 #ifdef DEVARRAY_HAVE_CUDA
+    /* the per-op cost: a compare and a thread-local read */
+    if (ordinal == device_thread_active &&
+        cudaGetDevice(&runtime_current) == cudaSuccess && runtime_current == ordinal) {
+        return 0;
+    }
     if (device_check_ordinal(ordinal) < 0) {
         return -1;
     }
@@ -258,7 +268,7 @@ device_enter_quiet(int backend, int ordinal)
     int previous = device_active(backend);
     PyObject *type, *value, *traceback;
 
-    if (backend == DA_BACKEND_CUDA && ordinal != device_thread_active) {
+    if (backend == DA_BACKEND_CUDA) {
         PyErr_Fetch(&type, &value, &traceback);
         if (device_activate(backend, ordinal) < 0) {
             PyErr_Clear();
@@ -286,14 +296,28 @@ device_peer_enable(int to, int from)
     }
     if (cuda_peer[to][from] == PEER_UNKNOWN) {
         cuda_peer[to][from] = PEER_UNAVAILABLE;
-        if (cudaDeviceCanAccessPeer(&can, from, to) == cudaSuccess && can) {
-            /* peer access is enabled from the current device */
+        if (cudaDeviceCanAccessPeer(&can, from, to) == cudaSuccess && can &&
+            cuda_setup(to) == 0) {
+            /* Peer access is enabled from the current device, for cudaMalloc
+               memory (the small-block slabs).  Memory of a stream-ordered
+               pool is not covered by that: `from` reads `to`'s pool only
+               once the pool grants it access, and without it
+               cudaMemcpyPeer stages through the host (seen on two H200s:
+               28 ms for 1 GiB against 2.7 ms peer to peer). */
+            struct cudaMemAccessDesc access = {
+                .location = {.type = cudaMemLocationTypeDevice, .id = from},
+                .flags = cudaMemAccessFlagsProtReadWrite,
+            };
             previous = device_enter_quiet(DA_BACKEND_CUDA, from);
             err = cudaDeviceEnablePeerAccess(to, 0);
-            if (err == cudaSuccess || err == cudaErrorPeerAccessAlreadyEnabled) {
+            if ((err == cudaSuccess || err == cudaErrorPeerAccessAlreadyEnabled) &&
+                cudaMemPoolSetAccess(cuda_pools[to], &access, 1) == cudaSuccess) {
                 cuda_peer[to][from] = PEER_ENABLED;
             }
             device_restore(DA_BACKEND_CUDA, previous);
+        }
+        if (PyErr_Occurred()) {
+            PyErr_Clear();   /* never raises: the copy goes through the host */
         }
         (void)cudaGetLastError();
     }

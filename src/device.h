@@ -70,7 +70,8 @@ int device_enter_quiet(int backend, int ordinal);
 void device_restore(int backend, int previous);
 
 /* Whether `from` can read `to`'s memory directly; enables peer access the
-   first time (never raises: 0 means copy through the host). */
+   first time, for cudaMalloc memory and `to`'s stream-ordered pool (never
+   raises: 0 means copy through the host). */
 int device_peer_enable(int to, int from);
 
 #ifdef DEVARRAY_HAVE_CUDA

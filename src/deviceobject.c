@@ -432,6 +432,11 @@ deviceobject_enter(PyObject *self, PyObject *Py_UNUSED(ignored))
                      DEVICEOBJECT_DEPTH);
         return NULL;
     }
+    /* the runtime's device too, as cupy.cuda.Device does: CuPy, PyTorch
+       and kernels of the caller's own inside the block work there */
+    if (device_activate(DA_BACKEND_CUDA, ordinal) < 0) {
+        return NULL;
+    }
     deviceobject_entered[deviceobject_depth] = ordinal;
     deviceobject_saved[deviceobject_depth++] = device_set_current(ordinal);
     return Py_NewRef(self);
@@ -451,6 +456,9 @@ deviceobject_exit(PyObject *self, PyObject *Py_UNUSED(args))
         return NULL;
     }
     device_set_current(deviceobject_saved[--deviceobject_depth]);
+    /* the runtime's device back to the restored one (failure is the next
+       CUDA call's to report) */
+    (void)device_enter_quiet(DA_BACKEND_CUDA, device_current(DA_BACKEND_CUDA));
     Py_RETURN_FALSE;
 }
 
@@ -462,7 +470,7 @@ static PyMethodDef deviceobject_methods[] = {
     {"__reduce__", deviceobject_reduce, METH_NOARGS, NULL},
     {"__enter__", deviceobject_enter, METH_NOARGS,
      "Make this CUDA device the thread's current device (where new arrays "
-     "go) until the block exits."},
+     "go, and the CUDA runtime's current device) until the block exits."},
     {"__exit__", deviceobject_exit, METH_VARARGS,
      "Restore the thread's previous current device, also on an exception."},
     {NULL, NULL, 0, NULL},
@@ -484,7 +492,8 @@ PyDoc_STRVAR(deviceobject_doc,
 "'cuda', 'host' or 'cpu' (the host), 'cuda:N', or an int N (Device(1) is\n"
 "Device('cuda', 1)); a CUDA device without an id is the thread's current\n"
 "one.  'with Device(n):' makes CUDA device n the thread's current device\n"
-"(where creation functions put arrays) until the block exits, also on an\n"
+"(where creation functions put arrays, and the CUDA runtime's current\n"
+"device, as cupy.cuda.Device does) until the block exits, also on an\n"
 "exception; blocks nest.  Immutable and hashable.  For code\n"
 "written when x.device was an int, a CUDA Device also acts as its id:\n"
 "operator.index(d) and int(d) give it, d == id holds, hash(d) == hash(id).\n"
