@@ -58,15 +58,21 @@ event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 #ifdef DEVARRAY_HAVE_CUDA
     self->event = NULL;
     if (device_cuda_available()) {
-        cudaError_t err = cudaEventCreateWithFlags(
-            &self->event, timing ? cudaEventDefault : cudaEventDisableTiming);
+        cudaError_t err;
+        /* an event belongs to the thread's current device */
+        self->device = device_current(DA_BACKEND_CUDA);
+        if (device_activate(DA_BACKEND_CUDA, self->device) < 0) {
+            Py_DECREF(self);
+            return NULL;
+        }
+        err = cudaEventCreateWithFlags(&self->event,
+                                       timing ? cudaEventDefault : cudaEventDisableTiming);
         if (err != cudaSuccess) {
             self->event = NULL;
             Py_DECREF(self);
             cuda_error_raise(err, "cudaEventCreateWithFlags");
             return NULL;
         }
-        self->device = device_current(DA_BACKEND_CUDA);
     }
 #endif
     return (PyObject *)self;
@@ -98,9 +104,17 @@ event_record(EventObject *self, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"stream", NULL};
     PyObject *stream = Py_None;
     uintptr_t handle;
+    int device;
 
+    /* on the event's device: None is that device's current stream */
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:record", kwlist, &stream) ||
-        streamobject_handle_of(stream, &handle) < 0) {
+        streamobject_resolve(stream, self->device, &handle, &device) < 0) {
+        return NULL;
+    }
+    if (device != self->device) {
+        PyErr_Format(PyExc_ValueError,
+                     "record(): the event is on CUDA device %d, the stream on device %d",
+                     self->device, device);
         return NULL;
     }
 #ifdef DEVARRAY_HAVE_CUDA
@@ -218,18 +232,20 @@ event_wait_on(EventObject *self, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"stream", NULL};
     PyObject *stream = Py_None;
     uintptr_t handle;
+    int device;
 
+    /* None is the current device's current stream */
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:wait", kwlist, &stream) ||
-        streamobject_handle_of(stream, &handle) < 0) {
+        streamobject_resolve(stream, device_current(DA_BACKEND_CUDA), &handle, &device) < 0) {
         return NULL;
     }
 #ifdef DEVARRAY_HAVE_CUDA
     if (eventobject_has_device(self)) {
         cudaError_t err;
-        if (self->device != device_current(DA_BACKEND_CUDA)) {
+        if (self->device != device) {
             PyErr_Format(PyExc_ValueError,
                          "the event is on CUDA device %d, the stream on device %d",
-                         self->device, device_current(DA_BACKEND_CUDA));
+                         self->device, device);
             return NULL;
         }
         err = cudaStreamWaitEvent((cudaStream_t)handle, self->event, 0);

@@ -317,30 +317,52 @@ streamobject_current(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args))
 }
 
 int
-streamobject_handle_of(PyObject *obj, uintptr_t *handle)
+streamobject_resolve(PyObject *obj, int default_device, uintptr_t *handle, int *device)
 {
-    if (obj == Py_None) {
-#ifdef DEVARRAY_HAVE_CUDA
-        *handle = device_cuda_available() ? (uintptr_t)stream_current() : 0;
-#else
-        *handle = 0;
-#endif
-        return 0;
-    }
+    *device = default_device;
     if (StreamObject_Check(obj)) {
-        if (streamobject_check_open((StreamObject *)obj) < 0) {
+        StreamObject *stream = (StreamObject *)obj;
+        if (streamobject_check_open(stream) < 0) {
             return -1;
         }
-        *handle = ((StreamObject *)obj)->handle;
+#ifdef DEVARRAY_HAVE_CUDA
+        /* a default stream's handle names the default stream of whichever
+           device is active: it is default_device's here */
+        if (stream->entry != NULL && !(stream->flags & STREAMOBJECT_DEFAULT)) {
+            *device = stream->entry->device;
+        }
+#endif
+        *handle = stream->handle;
+    }
+    else if (obj != Py_None) {
+        if (!PyObject_HasAttrString(obj, "__cuda_stream__")) {
+            PyErr_Format(PyExc_TypeError,
+                         "expected a devarray.Stream or an object with __cuda_stream__, "
+                         "not %.200s", Py_TYPE(obj)->tp_name);
+            return -1;
+        }
+        /* a foreign stream's device is not known: the caller's is assumed */
+        if (streamobject_protocol_handle(obj, handle) < 0) {
+            return -1;
+        }
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    if (!device_cuda_available()) {
+        *handle = 0;
         return 0;
     }
-    if (PyObject_HasAttrString(obj, "__cuda_stream__")) {
-        return streamobject_protocol_handle(obj, handle);
+    if (device_activate(DA_BACKEND_CUDA, *device) < 0) {
+        return -1;
     }
-    PyErr_Format(PyExc_TypeError,
-                 "expected a devarray.Stream or an object with __cuda_stream__, "
-                 "not %.200s", Py_TYPE(obj)->tp_name);
-    return -1;
+    if (obj == Py_None) {
+        *handle = (uintptr_t)stream_current_on(*device);
+    }
+#else
+    if (obj == Py_None) {
+        *handle = 0;
+    }
+#endif
+    return 0;
 }
 
 /* ---- methods ----------------------------------------------------------- */
@@ -394,13 +416,24 @@ stream_query(StreamObject *self, PyObject *Py_UNUSED(args))
 static PyObject *
 stream_wait_stream(StreamObject *self, PyObject *other)
 {
-    uintptr_t producer;
-    if (streamobject_check_open(self) < 0 || streamobject_handle_of(other, &producer) < 0) {
+    uintptr_t waiter, producer;
+    int waiter_device, producer_device;
+    if (streamobject_resolve((PyObject *)self, device_current(DA_BACKEND_CUDA), &waiter,
+                             &waiter_device) < 0 ||
+        streamobject_resolve(other, waiter_device, &producer, &producer_device) < 0) {
+        return NULL;
+    }
+    if (producer_device != waiter_device) {
+        PyErr_Format(PyExc_ValueError,
+                     "wait_stream(): this stream is on CUDA device %d, the other on "
+                     "device %d; work of two devices is ordered by copies between "
+                     "them (to_device) or by synchronizing",
+                     waiter_device, producer_device);
         return NULL;
     }
 #ifdef DEVARRAY_HAVE_CUDA
     if (device_cuda_available() &&
-        stream_wait((cudaStream_t)self->handle, (cudaStream_t)producer) < 0) {
+        stream_wait((cudaStream_t)waiter, (cudaStream_t)producer) < 0) {
         return NULL;
     }
 #endif

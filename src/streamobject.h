@@ -41,9 +41,13 @@ int streamobject_module_init(PyObject *module);
 /* 0 when `self` is usable, else -1 with RuntimeError (closed). */
 int streamobject_check_open(StreamObject *self);
 
-/* The raw handle of a stream-like: None (the current stream), a Stream, or
-   an object with __cuda_stream__; -1 with TypeError/ValueError. */
-int streamobject_handle_of(PyObject *obj, uintptr_t *handle);
+/* The raw handle and CUDA device of a stream-like, that device made
+   active: None is `default_device`'s current stream; a Stream is on its
+   own device, except a default stream (whose handle names each device's)
+   and a foreign object with __cuda_stream__ (whose device devarray cannot
+   tell), which are taken as `default_device`'s.  0, or -1 with TypeError,
+   ValueError, RuntimeError (a closed stream) or devarray.CUDAError. */
+int streamobject_resolve(PyObject *obj, int default_device, uintptr_t *handle, int *device);
 
 /* Make `self` the calling thread's current stream until streamobject_exit;
    -1 with an exception. */
