@@ -15,10 +15,14 @@ to_gpu     a function putting a NumPy array on the GPU with one library:
            Where CuPy or PyTorch is not installed or sees no GPU, its cases
            are skipped, or fail under DEVARRAY_REQUIRE_GPU=1.
 rng        a NumPy Generator seeded from the test's name.
+gpus       the number of GPUs devarray sees, at least 2, on its CUDA backend:
+           tests of several GPUs skip on fewer (tests/_multigpu.py's rule:
+           failed instead under DEVARRAY_REQUIRE_GPUS=2).
 """
 
 import contextlib
 import importlib
+import importlib.util
 import os
 import warnings
 import zlib
@@ -31,6 +35,19 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", RuntimeWarning)
     import devarray
     from devarray import _core
+
+
+def _load_multigpu():
+    """tests/_multigpu.py, the suite's one rule for tests of several GPUs."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "tests", "_multigpu.py")
+    spec = importlib.util.spec_from_file_location("devarray_tests_multigpu", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_multigpu = _load_multigpu()
 
 
 def _require_gpu():
@@ -64,6 +81,13 @@ def gpu():
             _no_gpu("CUDA is not available: " + str(exc).rpartition("not available: ")[2])
     with _backend("cuda") as name:
         yield name
+
+
+@pytest.fixture
+def gpus(request):
+    _multigpu.need_gpus(2)
+    request.getfixturevalue("gpu")
+    return _multigpu.gpu_count()
 
 
 @pytest.fixture

@@ -167,6 +167,29 @@ capi_empty(int ndim, const int64_t *shape, int dtype)
     return (PyObject *)array_new(place.backend, dtype, ndim, shape);
 }
 
+static PyObject *
+capi_empty_on(int ndim, const int64_t *shape, int dtype, int device)
+{
+    if (capi_check_layout("DevArray_EmptyOn", ndim, shape, dtype) < 0) {
+        return NULL;
+    }
+    if (device < 0) {
+        return (PyObject *)array_new(DA_BACKEND_HOST, dtype, ndim, shape);
+    }
+    if (!device_cuda_available()) {
+        PyErr_Format(PyExc_ValueError,
+                     "DevArray_EmptyOn: devarray works on the host here, not CUDA "
+                     "device %d", device);
+        return NULL;
+    }
+    /* active afterwards, as after DevArray_GetView: the caller's launches
+       and DevArray_CurrentStream() are that device's */
+    if (device_check_ordinal(device) < 0 || device_activate(DA_BACKEND_CUDA, device) < 0) {
+        return NULL;
+    }
+    return (PyObject *)array_new(DA_BACKEND_CUDA, dtype, ndim, shape);
+}
+
 static int
 capi_check(PyObject *obj)
 {
@@ -236,6 +259,7 @@ static const DevArray_CAPI capi_table = {
     .Wrap = capi_wrap,
     .SetCUDAError = capi_set_cuda_error,
     .DeviceArrayType = &DeviceArray_Type,
+    .EmptyOn = capi_empty_on,
 };
 
 int

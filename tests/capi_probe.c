@@ -98,6 +98,30 @@ probe_empty(PyObject *Py_UNUSED(module), PyObject *args)
     return DevArray_Empty(ndim, shape, dtype);
 }
 
+/* empty_on(shape, dtype, device): DevArray_EmptyOn. */
+static PyObject *
+probe_empty_on(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *shape_obj;
+    int64_t shape[DEVARRAY_MAXDIMS];
+    int dtype, device, ndim, i;
+    if (!PyArg_ParseTuple(args, "O!ii", &PyTuple_Type, &shape_obj, &dtype, &device)) {
+        return NULL;
+    }
+    ndim = (int)PyTuple_GET_SIZE(shape_obj);
+    if (ndim > DEVARRAY_MAXDIMS) {
+        PyErr_SetString(PyExc_ValueError, "probe: shape must be a tuple of at most 32");
+        return NULL;
+    }
+    for (i = 0; i < ndim; i++) {
+        shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape_obj, i));
+    }
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    return DevArray_EmptyOn(ndim, shape, dtype, device);
+}
+
 /* wrap(owner, data, shape, strides_or_None, dtype, device, readonly). */
 static PyObject *
 probe_wrap(PyObject *Py_UNUSED(module), PyObject *args)
@@ -187,6 +211,7 @@ static PyMethodDef probe_methods[] = {
     {"release_twice", probe_release_twice, METH_O, NULL},
     {"null_view", probe_null_view, METH_O, NULL},
     {"empty", probe_empty, METH_VARARGS, NULL},
+    {"empty_on", probe_empty_on, METH_VARARGS, NULL},
     {"wrap", probe_wrap, METH_VARARGS, NULL},
     {"check", probe_check, METH_O, NULL},
     {"current_stream", probe_current_stream, METH_NOARGS, NULL},

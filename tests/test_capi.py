@@ -18,6 +18,7 @@ import pytest
 
 import devarray
 from _helpers import CAIProducer, assert_values, cai_changed, random_array
+from _multigpu import need_gpus
 from test_interop import STREAM_N, require_cupy, require_torch, torch_producer_handoff
 from test_reliability import CAI_ERRORS, CRAFTED_ERRORS, CraftedProducer
 
@@ -65,7 +66,7 @@ def test_import_devarray_refuses_an_older_devarray(tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     assert done.returncode != 0
     assert "ImportError" in done.stdout, done.stdout
-    assert "version 99" in done.stdout and "provides version 1" in done.stdout, done.stdout
+    assert "version 99" in done.stdout and "provides version 2" in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float16", "float32",
@@ -236,6 +237,43 @@ def test_empty(backend, probe, dtype):
 def test_empty_errors(backend, probe, args, exc, word):
     with pytest.raises(exc, match=word):
         probe.empty(*args)
+
+
+@pytest.mark.parametrize("dtype", [0, 7, 10, 13])
+def test_empty_on(backend, probe, dtype):
+    """On the place asked for, whatever the default backend: device -1 is
+    host memory, an ordinal a GPU."""
+    d = probe.empty_on((4, 5), dtype, 0 if backend == "cuda" else -1)
+    assert isinstance(d, devarray.DeviceArray)
+    assert d.shape == (4, 5) and d.dtype.num == dtype
+    assert probe.view_info(d)["strides"] == (5 * d.itemsize, d.itemsize)
+    assert d.device == (devarray.Device("cuda", 0) if backend == "cuda"
+                        else devarray.Device("host"))
+    # host memory, whatever the default backend
+    assert probe.empty_on((3,), dtype, -1).device == devarray.Device("host")
+
+
+def test_empty_on_every_device(gpu, probe):
+    """Made on the device asked for while another is current, which then
+    becomes the active one: the current stream is that device's."""
+    need_gpus(2)
+    last = devarray.device_count() - 1
+    with devarray.Device(0):
+        d = probe.empty_on((1000,), 10, last)
+        assert d.device == devarray.Device(last)
+        assert probe.current_stream() == probe.view_info(d)["stream"]
+        d[...] = 2.5
+        assert float(d.sum()) == 2500.0
+
+
+def test_empty_on_errors(backend, probe):
+    with pytest.raises(ValueError, match="dtype"):
+        probe.empty_on((2,), 14, -1)
+    with pytest.raises(ValueError, match="negative"):
+        probe.empty_on((-2,), 10, -1)
+    count = devarray.device_count() if backend == "cuda" else 0
+    with pytest.raises(ValueError, match="device"):
+        probe.empty_on((2,), 10, max(count, 1) + 63)
 
 
 def test_wrap_keeps_the_owner_alive(backend, rng, probe):

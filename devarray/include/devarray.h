@@ -34,7 +34,7 @@ extern "C" {
 /* The C API version this header describes.  DEVARRAY_C_API_VERSION, the
    version an extension needs, defaults to it; import_devarray() refuses a
    devarray that provides less. */
-#define DEVARRAY_C_API_CURRENT 1
+#define DEVARRAY_C_API_CURRENT 2
 #ifndef DEVARRAY_C_API_VERSION
 #define DEVARRAY_C_API_VERSION DEVARRAY_C_API_CURRENT
 #endif
@@ -95,6 +95,8 @@ typedef struct {
                       PyObject *owner, int readonly);
     PyObject *(*SetCUDAError)(int error, const char *call);
     PyTypeObject *DeviceArrayType;
+    /* version 2 */
+    PyObject *(*EmptyOn)(int ndim, const int64_t *shape, int dtype, int device);
 } DevArray_CAPI;
 
 #ifndef DEVARRAY_NO_IMPORT
@@ -130,6 +132,13 @@ import_devarray(void)
 /* A new uninitialised C-contiguous DeviceArray on the current backend,
    device and stream; NULL with an exception. */
 #define DevArray_Empty(ndim, shape, dtype) (DevArray_API->Empty((ndim), (shape), (dtype)))
+/* A new uninitialised C-contiguous DeviceArray on CUDA device `device`
+   (DevArray_View.device of an input, so a result lands where its inputs
+   live), which becomes the thread's active device; device -1 for host
+   memory on the host backend.  NULL with an exception (ValueError for a
+   device this process cannot use).  Needs C API version 2. */
+#define DevArray_EmptyOn(ndim, shape, dtype, device) \
+    (DevArray_API->EmptyOn((ndim), (shape), (dtype), (device)))
 /* Whether obj is a DeviceArray (exactly; the type is not subclassable). */
 #define DevArray_Check(obj) (DevArray_API->Check(obj))
 /* The cudaStream_t devarray works on now (NULL: the legacy default stream). */

@@ -57,6 +57,19 @@ def test_saxpy(saxpy, to_gpu, rng, shape):
     np.testing.assert_allclose(out.to_host(), np.float32(1.5) * x + y, rtol=1e-6, atol=1e-6)
 
 
+def test_saxpy_on_every_device(saxpy, gpus, rng):
+    """x and y on any GPU, whichever device is current: the result is made
+    there and the kernel runs there."""
+    x = rng.standard_normal(3000).astype(np.float32)
+    y = rng.standard_normal(3000).astype(np.float32)
+    for device in range(gpus):
+        with devarray.Device(device):
+            dx, dy = devarray.asarray(x), devarray.asarray(y)
+        out = saxpy(1.5, dx, dy)
+        assert out.device == devarray.Device(device)
+        np.testing.assert_allclose(out.to_host(), np.float32(1.5) * x + y, rtol=1e-6, atol=1e-6)
+
+
 def test_errors(saxpy, host):
     with pytest.raises(TypeError, match="float32"):
         saxpy(2.0, devarray.zeros(3, dtype="float64"), devarray.zeros(3, dtype="float64"))

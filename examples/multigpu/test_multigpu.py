@@ -1,8 +1,8 @@
 """The recipes of docs/multi-gpu.md, run as written, each in its own
-processes (mpiexec, torchrun).  What needs two GPUs skips with a reason
-starting "needs 2 GPUs:" elsewhere (a failure instead under
-DEVARRAY_REQUIRE_GPUS=2); the host-staged MPI recipe and the dask one also
-run on devarray's host backend."""
+processes (mpiexec, torchrun), on every GPU of the machine.  What needs
+two GPUs skips with a reason starting "needs 2 GPUs:" elsewhere (a failure
+instead under DEVARRAY_REQUIRE_GPUS=2); the host-staged MPI recipe and the
+dask one also run on devarray's host backend."""
 
 import importlib.util
 import os
@@ -13,7 +13,6 @@ import sys
 import pytest
 
 import devarray
-from devarray import _core
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 300
@@ -41,28 +40,12 @@ def need(module):
         pytest.skip("%s is not installed" % module)
 
 
-def need_mpiexec():
+def need_mpiexec(ranks=2):
     need("mpi4py")
     mpiexec = shutil.which("mpiexec")
     if mpiexec is None:
         pytest.skip("no mpiexec on PATH")
-    return (mpiexec, "-n", "2")
-
-
-@pytest.fixture
-def two_gpus(request):
-    count = getattr(devarray, "device_count", None)
-    cuda = _core._cuda_available()
-    seen = ("devarray has no usable CUDA backend here" if not cuda
-            else "devarray has no device_count() (multi-device support is not built in)"
-            if count is None else "devarray sees %d" % count())
-    if not cuda or count is None or count() < 2:
-        reason = "needs 2 GPUs: " + seen
-        required = os.environ.get("DEVARRAY_REQUIRE_GPUS", "")
-        if required.isdigit() and int(required) >= 2:
-            pytest.fail("DEVARRAY_REQUIRE_GPUS=%s but %s" % (required, reason), pytrace=False)
-        pytest.skip(reason)
-    return request.getfixturevalue("gpu")
+    return (mpiexec, "-n", str(ranks))
 
 
 @pytest.mark.parametrize("mode", [[], ["--cuda-aware"]], ids=["host-staged", "dlpack"])
@@ -73,9 +56,15 @@ def test_mpi_on_host_backend(host, mode):
 
 def test_mpi_host_staged_on_gpu(gpu):
     """Host staging needs no CUDA-aware MPI: it runs on one GPU too (both
-    ranks on it) and on two (one each)."""
+    ranks on it)."""
     out = run(["mpi_allreduce.py"], "cuda", need_mpiexec())
     assert out.count("allreduce_host_staged, cuda): OK") == 2, out
+
+
+def test_mpi_host_staged_on_every_gpu(gpus):
+    """A rank per GPU."""
+    out = run(["mpi_allreduce.py"], "cuda", need_mpiexec(gpus))
+    assert out.count("allreduce_host_staged, cuda): OK") == gpus, out
 
 
 def test_mpi_cuda_aware(gpu):
@@ -92,27 +81,27 @@ def test_dask(request, backend):
     assert "OK" in run(["dask_sum.py"], backend)
 
 
-def test_dask_two_gpus(two_gpus):
+def test_dask_every_gpu(gpus):
     need("dask")
-    assert "dask over [0, 1" in run(["dask_sum.py"], "cuda")
+    assert "dask over %s: OK" % list(range(gpus)) in run(["dask_sum.py"], "cuda")
 
 
-def test_torch_allreduce(two_gpus):
+def test_torch_allreduce(gpus):
     need("torch")
     import torch.distributed as dist
 
     if not dist.is_nccl_available():
         pytest.skip("this PyTorch has no NCCL backend")
-    out = run(["-m", "torch.distributed.run", "--nproc-per-node=2", "torch_allreduce.py"],
-              "cuda")
-    assert out.count(" of 2: OK") == 2, out
+    out = run(["-m", "torch.distributed.run", "--nproc-per-node=%d" % gpus,
+               "torch_allreduce.py"], "cuda")
+    assert out.count(" of %d: OK" % gpus) == gpus, out
 
 
-def test_cupy_nccl(two_gpus):
+def test_cupy_nccl(gpus):
     need("cupy")
     try:
         from cupy.cuda import nccl  # noqa: F401
     except ImportError as exc:
         pytest.skip("CuPy has no NCCL: %s" % exc)
-    assert "GPUs: OK" in run(["cupy_nccl_allreduce.py"], "cuda")
+    assert "%d GPUs: OK" % gpus in run(["cupy_nccl_allreduce.py"], "cuda")
 

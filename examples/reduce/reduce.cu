@@ -15,7 +15,7 @@
  * warps' sums.
  *
  * Ownership: the views are released on every path; the scratch array is a
- * DeviceArray from DevArray_Empty, dropped once both kernels are queued
+ * DeviceArray from DevArray_EmptyOn, dropped once both kernels are queued
  * (devarray frees in stream order, on the stream the kernels use).
  */
 #include <cuda_runtime.h>
@@ -158,29 +158,20 @@ use_device(int device)
     return 0;
 }
 
-/* A new DeviceArray of `dtype` on `device` and a writable view of it. */
+/* A new DeviceArray of `dtype` on `device` and a writable view of it;
+   NULL with an exception. */
 PyObject *
 new_array(int ndim, const int64_t *shape, int dtype, int device, DevArray_View *view)
 {
-    PyObject *array = DevArray_Empty(ndim, shape, dtype);
+    PyObject *array = DevArray_EmptyOn(ndim, shape, dtype, device);
     if (array == NULL) {
         return NULL;
     }
     if (DevArray_GetView(array, view, DEVARRAY_VIEW_WRITABLE) < 0) {
-        goto error;
-    }
-    if (view->device != device) {
-        PyErr_Format(PyExc_ValueError,
-                     "reduce.sum: the array is on CUDA device %d, but devarray allocates %s",
-                     device, view->device < 0 ? "in host memory (its backend is \"host\")"
-                                              : "on another CUDA device");
-        goto error;
+        Py_DECREF(array);
+        return NULL;
     }
     return array;
-error:
-    DevArray_ReleaseView(view);
-    Py_DECREF(array);
-    return NULL;
 }
 
 PyObject *

@@ -77,3 +77,15 @@ def test_other_errors(host):
         gpu_sum(3.0)
     with pytest.raises(ValueError, match="host memory"):
         gpu_sum(devarray.zeros(4))
+
+
+def test_sum_on_every_device(gpus, rng):
+    """x on any GPU, whichever device is current: the scratch array and the
+    result are made on x's device."""
+    a = rng.random(100_000)
+    for device in range(gpus):
+        with devarray.Device(device):
+            x = devarray.asarray(a)[::3]
+        s = gpu_sum(x)
+        assert s.device == devarray.Device(device)
+        np.testing.assert_allclose(float(s), a[::3].sum(), rtol=1e-12)

@@ -82,3 +82,17 @@ def test_other_errors(host):
         add(devarray.zeros(4))
     with pytest.raises(ValueError, match="host memory"):
         add(devarray.zeros(4), devarray.zeros(4))
+
+
+def test_results_land_on_the_inputs_device(gpus, rng):
+    """Inputs on any GPU, whichever device is current: the result is made
+    there (DevArray_EmptyOn) and the kernel runs there."""
+    a = rng.standard_normal(5000)
+    b = rng.standard_normal(5000)
+    for device in range(gpus):
+        with devarray.Device(device):
+            da, db = devarray.asarray(a), devarray.asarray(b)
+        out = add(da, db)
+        assert out.device == devarray.Device(device)
+        np.testing.assert_array_equal(out.to_host(), a + b)
+        np.testing.assert_array_equal(scale(db, 3.0).to_host(), b * 3.0)

@@ -7,10 +7,10 @@
  *
  * The arguments are any GPU arrays DevArray_GetView takes (DeviceArray,
  * CuPy, PyTorch, Numba...), C-contiguous, float32 or float64.  Each function
- * takes views of its arguments, allocates the result with DevArray_Empty,
- * launches on the view's stream and releases the views: the launch is
- * asynchronous, ordered on that stream after the producers' work and before
- * whatever devarray does next with the result.
+ * takes views of its arguments, allocates the result with DevArray_EmptyOn
+ * on their device, launches on the view's stream and releases the views:
+ * the launch is asynchronous, ordered on that stream after the producers'
+ * work and before whatever devarray does next with the result.
  *
  * Ownership: a view holds a reference to its array until
  * DevArray_ReleaseView; each function releases every view on every path
@@ -116,32 +116,20 @@ use_device(int device)
     return 0;
 }
 
-/* A new DeviceArray shaped like `like`, and a writable view of it; NULL
-   with an exception.  DevArray_Empty allocates where devarray works now,
-   which must be like's device. */
+/* A new DeviceArray shaped like `like` on like's device, and a writable
+   view of it; NULL with an exception. */
 PyObject *
-new_like(const char *who, const DevArray_View *like, DevArray_View *out_view)
+new_like(const DevArray_View *like, DevArray_View *out_view)
 {
-    PyObject *out = DevArray_Empty(like->ndim, like->shape, like->dtype);
+    PyObject *out = DevArray_EmptyOn(like->ndim, like->shape, like->dtype, like->device);
     if (out == NULL) {
         return NULL;
     }
     if (DevArray_GetView(out, out_view, DEVARRAY_VIEW_WRITABLE) < 0) {
-        goto error;
-    }
-    if (out_view->device != like->device) {
-        PyErr_Format(PyExc_ValueError,
-                     "%s: the arrays are on CUDA device %d, but devarray allocates %s",
-                     who, like->device,
-                     out_view->device < 0 ? "in host memory (its backend is \"host\")"
-                                          : "on another CUDA device");
-        goto error;
+        Py_DECREF(out);
+        return NULL;
     }
     return out;
-error:
-    DevArray_ReleaseView(out_view);
-    Py_DECREF(out);
-    return NULL;
 }
 
 /* The error of the launch just made, raised; 0 if none. */
@@ -209,7 +197,7 @@ vecadd_add(PyObject *, PyObject *const *args, Py_ssize_t nargs)
     if (check_device(who, &a, -2) < 0 || check_device(who, &b, a.device) < 0) {
         goto done;
     }
-    out = new_like(who, &a, &o);
+    out = new_like(&a, &o);
     if (out == NULL) {
         goto done;
     }
@@ -256,7 +244,7 @@ vecadd_scale(PyObject *, PyObject *const *args, Py_ssize_t nargs)
         check_float(who, &x) < 0 || check_device(who, &x, -2) < 0) {
         goto done;
     }
-    out = new_like(who, &x, &o);
+    out = new_like(&x, &o);
     if (out == NULL) {
         goto done;
     }

@@ -61,14 +61,8 @@ saxpy(PyObject *, PyObject *args)
                         "saxpy: x and y must have the same shape, on the same device");
         goto done;
     }
-    out = DevArray_Empty(x.ndim, x.shape, DEVARRAY_FLOAT32);
+    out = DevArray_EmptyOn(x.ndim, x.shape, DEVARRAY_FLOAT32, x.device);
     if (out == NULL || DevArray_GetView(out, &o, DEVARRAY_VIEW_WRITABLE) < 0) {
-        goto done;
-    }
-    if (o.device != x.device) {
-        PyErr_SetString(PyExc_ValueError,
-                        "saxpy: devarray allocates elsewhere than x and y are "
-                        "(devarray.set_backend(\"cuda\"))");
         goto done;
     }
     if (o.size > 0) {
