@@ -23,6 +23,12 @@ def gpu_count():
     return None if count is None else count()
 
 
+def start_device():
+    """The CUDA device every test starts with current: DEVARRAY_TEST_DEVICE
+    (tests/conftest.py), 0 by default."""
+    return int(os.environ.get("DEVARRAY_TEST_DEVICE") or 0)
+
+
 def need_gpus(n):
     """Skip the calling test unless devarray sees n GPUs (or fail it under
     DEVARRAY_REQUIRE_GPUS >= n)."""

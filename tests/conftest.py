@@ -8,6 +8,10 @@ gpu          the CUDA half of `backend`, for tests that only make sense on a GPU
 rng          numpy.random.Generator seeded per test; the seed is printed with a
              failing test's output (DEVARRAY_TEST_SEED=N overrides it).
 numba_cuda   numba.cuda (on a GPU), with numpy.row_stack shimmed where NumPy lacks it.
+
+DEVARRAY_TEST_DEVICE=n runs every test inside `with devarray.Device(n)`: CUDA
+device n is current for devarray and for the CUDA runtime (so for CuPy and
+PyTorch too), and the suite shows that nothing assumes device 0.
 """
 
 import contextlib
@@ -24,6 +28,7 @@ with warnings.catch_warnings():
     from devarray import _core
 
 BACKENDS = ("host", "cuda")
+TEST_DEVICE = os.environ.get("DEVARRAY_TEST_DEVICE", "")  # _multigpu.start_device() reads it too
 
 
 def _require_gpu():
@@ -82,6 +87,19 @@ def _using(name):
             devarray.set_backend(previous)
 
 
+@pytest.fixture(autouse=True)
+def _test_device():
+    """Device DEVARRAY_TEST_DEVICE current for the test, when it is set."""
+    if not TEST_DEVICE:
+        yield None
+        return
+    if not _core._cuda_available():
+        pytest.fail("DEVARRAY_TEST_DEVICE=%s but %s" % (TEST_DEVICE, _cuda_unavailable_reason()),
+                    pytrace=False)
+    with devarray.Device(int(TEST_DEVICE)) as device:
+        yield device
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request):
     """The backend name, set as devarray's default for the test's duration."""
@@ -133,6 +151,8 @@ def pytest_report_header(config):
         info = info_fn() if (cuda and info_fn is not None) else None
     if info:
         line += " (%s)" % info.get("name")
+    if TEST_DEVICE:
+        line += "; every test runs with CUDA device %s current" % TEST_DEVICE
     return line
 
 

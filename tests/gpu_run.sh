@@ -12,8 +12,14 @@
 #   GPU_RUN_SKIP="array_api bench" bash tests/gpu_run.sh
 #
 # GPU_RUN_SKIP names steps to leave out, by their log names (nvidia-smi,
-# build, main, pytest, pytest-exclusive, array_api, examples, bench), so a
-# run longer than a remote machine's per-command limit can be split in two.
+# build, main, pytest, pytest-device1, pytest-exclusive, array_api,
+# examples, bench), so a run longer than a remote machine's per-command
+# limit can be split in two.
+#
+# Several GPUs: the suite requires them all (DEVARRAY_REQUIRE_GPUS), runs a
+# second time with device 1 current (DEVARRAY_TEST_DEVICE=1), and the
+# examples' engines run on every GPU; the dask stack comes from wheels in
+# .whl-dask when the machine has no dask (tests/dask_wheels.sh).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -26,6 +32,18 @@ mkdir -p "$OUT"
 
 steps=()
 failed=0
+
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU" || true)
+if [ "${gpus:-0}" -ge 2 ]; then
+    export DEVARRAY_REQUIRE_GPUS=$gpus
+    # NVLink multicast stays off on the lent multi-GPU machines
+    export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+fi
+if [ -d .whl-dask ] && ! python3 -c "import distributed" 2>/dev/null; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --target build/dask-site \
+        .whl-dask/*.whl
+    export PYTHONPATH=$PWD/build/dask-site${PYTHONPATH:+:$PYTHONPATH}
+fi
 
 # step NAME LOG COMMAND...: run COMMAND, tee its output to $OUT/LOG, record
 # the status and the time, and carry on whatever happens.
@@ -60,6 +78,10 @@ if python3 -c "import xdist" 2>/dev/null; then
     workers=(-n "${PYTEST_WORKERS:-8}")
 fi
 step "pytest" pytest.log python3 -m pytest -q -rs "${workers[@]}" -m "not exclusive" tests
+if [ "${gpus:-0}" -ge 2 ]; then
+    step "pytest (device 1 current)" pytest-device1.log env DEVARRAY_TEST_DEVICE=1 \
+        python3 -m pytest -q -rs "${workers[@]}" -m "not exclusive" tests
+fi
 # tests that fill the GPU would make their neighbours run out of memory
 step "pytest (exclusive)" pytest-exclusive.log python3 -m pytest -q -rs -m exclusive tests
 # The array API conformance suite (tests/array_api_tests.sh) on the CUDA
@@ -84,15 +106,15 @@ examples() {
     rm -rf "$examples_site" &&
         PYTHONPATH=$PWD python3 -m pip install --no-build-isolation --no-deps \
             --target "$examples_site" examples/vecadd examples/reduce examples/jit &&
-        PYTHONPATH=$examples_site:$PWD python3 -m pytest -q -rs examples
+        PYTHONPATH=$examples_site:$PWD${PYTHONPATH:+:$PYTHONPATH} python3 -m pytest -q -rs examples
 }
 step "examples (build, install, pytest)" examples.log examples
 if [ -f bench/run.py ]; then
     # the exchange rows time examples/vecadd when it is installed
-    step "bench" bench.log env PYTHONPATH="$examples_site" python3 bench/run.py
+    step "bench" bench.log env PYTHONPATH="$examples_site${PYTHONPATH:+:$PYTHONPATH}" python3 bench/run.py
 fi
 
 echo
-echo "=== summary ($(python3 --version 2>&1), DEVARRAY_CUDA_ARCHS=$DEVARRAY_CUDA_ARCHS)"
+echo "=== summary ($(python3 --version 2>&1), DEVARRAY_CUDA_ARCHS=$DEVARRAY_CUDA_ARCHS, ${gpus:-?} GPUs)"
 printf '  %s\n' "${steps[@]}"
 exit "$failed"

@@ -11,7 +11,10 @@
 # interpreter use shared memory) runs their CUDA tests.  Each tool exits non-zero on its first report; logs go
 # to $OUT (default /tmp/out).  SANITIZE_FILES replaces the memcheck list;
 # SANITIZE_STREAMS_ONLY=1 runs only the streams pass (all three tools over
-# the stream, graph and pinned-memory tests).
+# the stream, graph and pinned-memory tests); SANITIZE_MULTI_GPU=1 only the
+# several-GPU pass: memcheck over tests/test_multi_gpu.py and
+# tests/test_devices.py, racecheck and synccheck over their tests of
+# streams, events and the staging ring across devices.
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
@@ -45,6 +48,21 @@ part2="tests/test_reduce.py tests/test_statistics.py tests/test_scan.py
 # alive reports 0 errors and both give the right values.
 streams="tests/test_streams.py tests/test_reliability_streams.py tests/test_pinned.py
     tests/test_reliability_pinned.py"
+if [ -n "${SANITIZE_MULTI_GPU:-}" ]; then
+    export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+    # left out: the test that breaks a device on purpose (a trap is an error
+    # to the tool), the one that exhausts a device's memory on purpose (the
+    # tool reports the refused cudaMallocAsync and its cudaGetLastError as
+    # API errors), and JAX's (XLA's autotuning under the tool takes minutes)
+    sanitize memcheck multi-memcheck.log python3 -m pytest -q -x -p no:cacheprovider \
+        tests/test_multi_gpu.py tests/test_devices.py \
+        -k "not (failing_device or out_of_memory or jax)"
+    for tool in racecheck synccheck; do
+        sanitize "$tool" "multi-$tool.log" python3 -m pytest -q -x -p no:cacheprovider \
+            tests/test_multi_gpu.py -k "stream or staging or event or synchronize"
+    done
+    exit "$failed"
+fi
 for tool in memcheck racecheck synccheck; do
     skip="host or without_ordering"
     [ "$tool" = memcheck ] && skip="$skip or graph"

@@ -13,9 +13,11 @@ import devarray
 from devarray import _core
 
 from _helpers import assert_values, random_array
-from _multigpu import need_gpus
+from _multigpu import need_gpus, start_device
 
 COUNT = devarray.device_count()
+# the device current when a test starts (DEVARRAY_TEST_DEVICE, else 0)
+START = start_device() if COUNT else 0
 
 
 def current():
@@ -97,16 +99,16 @@ def test_host_device_cannot_be_entered():
     with pytest.raises(ValueError, match="host"):
         with devarray.Device("host"):
             pass
-    assert current() == 0
+    assert current() == START
 
 
 def test_context_restores_on_exception(gpu):
-    assert current() == 0
+    assert current() == START
     with pytest.raises(KeyError):
         with devarray.Device(0) as d:
             assert d == devarray.Device(0) and current() == 0
             raise KeyError("boom")
-    assert current() == 0
+    assert current() == START
     # a failed entry leaves nothing entered
     with pytest.raises(ValueError):
         devarray.Device(COUNT).__enter__()
@@ -169,11 +171,12 @@ CREATORS = {
 def test_device_keyword_on_creation(gpu, name):
     make = CREATORS[name]
     expected = make("host").to_host()
-    for dev in (0, devarray.Device(0), "cuda:0", "cuda"):
-        d = make(dev)
-        assert d.device == devarray.Device("cuda", 0) and d.device == 0
-        if name not in ("empty", "empty_like", "to_device_pinned"):
-            assert_values(d, np.asarray(expected))
+    with devarray.Device(0):
+        for dev in (0, devarray.Device(0), "cuda:0", "cuda"):
+            d = make(dev)
+            assert d.device == devarray.Device("cuda", 0) and d.device == 0
+            if name not in ("empty", "empty_like", "to_device_pinned"):
+                assert_values(d, np.asarray(expected))
 
 
 @pytest.mark.parametrize("name", sorted(CREATORS))
@@ -191,7 +194,7 @@ def test_device_keyword_host(name):
 
 def test_to_device_same_gpu_is_the_array(gpu, rng):
     a = random_array(rng, (4, 3), "float64")
-    d = devarray.asarray(a)
+    d = devarray.asarray(a, device=0)
     assert d.to_device(0) is d and d.to_device(devarray.Device(0)) is d
     h = d.to_device("host")
     back = h.to_device(0)
@@ -201,7 +204,7 @@ def test_to_device_same_gpu_is_the_array(gpu, rng):
 
 def test_results_stay_on_the_operands_device(gpu, rng):
     a = random_array(rng, (6,), "float32")
-    d = devarray.asarray(a)
+    d = devarray.asarray(a, device=0)
     with devarray.Device(0):
         for r in (d + 1, d * d, d.sum(), devarray.sort(d), d[devarray.asarray([0, 2])]):
             assert r.device == 0
@@ -232,7 +235,7 @@ def test_memory_in_use_takes_an_ordinal(gpu):
     before = _core._memory_in_use(0)
     d = devarray.zeros(1 << 20, dtype="uint8", device=0)
     assert _core._memory_in_use(0) >= before + d.nbytes
-    assert _core._memory_in_use() == _core._memory_in_use(0)
+    assert _core._memory_in_use() == _core._memory_in_use(START)
     exc, message = ordinal_error()
     with pytest.raises(exc, match=message):
         _core._memory_in_use(COUNT)

@@ -6,7 +6,10 @@ devices and is skipped, with that reason, without them (a failure under
 DEVARRAY_REQUIRE_GPUS=2)."""
 
 import gc
+import os
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -27,8 +30,12 @@ DEVICES = range(max(COUNT, 2))
 @pytest.fixture(autouse=True)
 def two_gpus():
     """Every test here needs two GPUs: skipped without them, a failure
-    under DEVARRAY_REQUIRE_GPUS=2 (tests/_multigpu.py)."""
+    under DEVARRAY_REQUIRE_GPUS=2 (tests/_multigpu.py).  The tests name
+    their devices, starting from device 0 current whatever
+    DEVARRAY_TEST_DEVICE says."""
     need_gpus(2)
+    with devarray.Device(0):
+        yield
 
 DTYPES = ["bool", "int8", "int64", "float32", "float64", "complex128"]
 
@@ -40,7 +47,7 @@ def on(device, a):
 # ---- peer copies ----------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("src,dst", [(0, 1), (1, 0)])
+@pytest.mark.parametrize("src,dst", [(s, d) for s in DEVICES for d in DEVICES if s != d])
 def test_peer_copy_both_ways(rng, dtype, src, dst):
     a = random_array(rng, (33, 17), dtype)
     d = on(src, a)
@@ -224,6 +231,21 @@ def test_torch_on_device_1_keeps_device_1():
     assert torch.from_dlpack(d1).device == torch.device("cuda", 1)
 
 
+def test_jax_imports_devicearrays_of_every_device(rng):
+    """JAX set up on every GPU leaves one of them current: devarray's ops and
+    JAX's imports still see each array on its own device."""
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    jax = pytest.importorskip("jax")
+    gpus = jax.devices("gpu")
+    a = random_array(rng, (64, 32), "float32")
+    for device in DEVICES:
+        d = on(device, a) * 2
+        j = jax.numpy.from_dlpack(d)
+        assert j.devices() == {gpus[device]}
+        assert_values(np.asarray(j), a * 2)
+        assert_values(d + 1, a * 2 + 1)
+
+
 def test_cupy_on_device_1_keeps_device_1():
     cupy = pytest.importorskip("cupy")
     with cupy.cuda.Device(1):
@@ -314,3 +336,191 @@ def test_c_api_on_device_1(rng, probe):
     assert w.device == 1
     assert_values(w + 1, a + 1)
 
+
+
+# ---- the CUDA runtime's device, small blocks, a failing device -------------------
+
+def test_device_block_sets_the_runtimes_device():
+    """Inside `with devarray.Device(n)` CuPy (and any code using the CUDA
+    runtime) works on n too; the previous device comes back on exit."""
+    cupy = pytest.importorskip("cupy")
+    for device in DEVICES:
+        with devarray.Device(device):
+            assert cupy.cuda.runtime.getDevice() == device
+            c = cupy.arange(5.0)
+            assert devarray.asarray(c).device == device
+        assert cupy.cuda.runtime.getDevice() == 0
+
+
+def test_device_switched_behind_devarrays_back(rng):
+    """Another library leaves another device current (JAX does, setting up
+    several GPUs): devarray's next op still runs, and allocates, on its
+    operands' device."""
+    cupy = pytest.importorskip("cupy")
+    a = random_array(rng, (1 << 16,), "float64")
+    last = COUNT - 1
+    x = on(0, a)
+    assert_values(x + 1, a + 1)            # device 0 is devarray's active one
+    cupy.cuda.runtime.setDevice(last)      # as a library that does not restore
+    try:
+        y = x * 2
+        z = devarray.asarray(a)            # device 0 is still the current one
+        for d in (y, z):
+            assert d.device == 0
+            assert cupy.cuda.runtime.pointerGetAttributes(d.ptr).device == 0
+        assert_values(y, a * 2)
+        assert float(z.sum()) == pytest.approx(float(a.sum()), rel=1e-12)
+    finally:
+        cupy.cuda.runtime.setDevice(0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_small_arrays_on_every_device(rng, device):
+    """Arrays of at most 4 KiB come from slabs of their own device, on the
+    legacy stream and on a devarray.Stream of that device, are freed there
+    whichever device is current, and are counted in that device's memory."""
+    cupy = pytest.importorskip("cupy")
+    a = random_array(rng, (64,), "float64")          # 512 bytes
+    with devarray.Device(device):
+        devarray.synchronize()
+        base = _core._memory_in_use()
+        smalls = [devarray.asarray(a) * k for k in range(16)]
+        assert _core._memory_in_use() >= base + 16 * 512
+        s = devarray.Stream()
+        with s:
+            on_stream = [devarray.asarray(a) + k for k in range(16)]
+    for k, d in enumerate(smalls):
+        assert d.device == device
+        assert cupy.cuda.runtime.pointerGetAttributes(d.ptr).device == device
+        assert_values(d, a * k)
+    s.synchronize()
+    for k, d in enumerate(on_stream):
+        assert_values(d, a + k)
+    del smalls, on_stream, d
+    del s                      # its free blocks go to the device's legacy list
+    gc.collect()
+    with devarray.Device(device):
+        devarray.synchronize()
+        assert _core._memory_in_use() == base
+        again = [devarray.asarray(a) - k for k in range(16)]
+    for k, d in enumerate(again):
+        assert_values(d, a - k)
+
+
+def test_out_of_memory_on_one_device_leaves_every_device_usable(rng):
+    """A failure CUDA recovers from (memory exhausted on the last device):
+    MemoryError naming the device, nothing held, and every device works on."""
+    last = COUNT - 1
+    a = random_array(rng, (1000,), "float64")
+    devarray.synchronize()
+    before = [_core._memory_in_use(d) for d in DEVICES]
+    with pytest.raises(MemoryError, match="on CUDA device %d" % last):
+        devarray.empty(1 << 50, dtype="uint8", device=last)
+    assert [_core._memory_in_use(d) for d in DEVICES] == before
+    for device in DEVICES:
+        assert_values(on(device, a) * 2, a * 2)
+
+
+FAILING_DEVICE = """
+import numpy as np, cupy, devarray
+last = devarray.device_count() - 1
+x1 = devarray.asarray(np.arange(1000.0), device=last)
+with cupy.cuda.Device(last):
+    trap = cupy.RawKernel('extern "C" __global__ void trap() { __trap(); }', 'trap')
+    trap((1,), (1,), ())
+for device, x in ((last, x1), (0, None)):
+    try:
+        x = devarray.asarray(np.arange(1000.0), device=device) if x is None else x
+        print("device", device, "sum", float((x + 1).sum()))
+    except devarray.CUDAError as exc:
+        print("device", device, "raised CUDAError:", exc)
+"""
+
+
+def test_a_failing_device_raises_cuda_error():
+    """A kernel traps on the last device: its context is lost, and CUDA
+    asks for the process to be restarted (it may refuse every device's
+    calls from then on).  devarray raises CUDAError saying so, never
+    crashes, and the process ends normally.  In a process of its own."""
+    pytest.importorskip("cupy")
+    proc = subprocess.run([sys.executable, "-c", FAILING_DEVICE], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    last = COUNT - 1
+    assert "device %d raised CUDAError:" % last in proc.stdout, proc.stdout
+    assert "restart the process" in proc.stdout, proc.stdout
+    # device 0 either still works or says the same
+    assert ("device 0 sum 500500.0" in proc.stdout or
+            "device 0 raised CUDAError:" in proc.stdout), proc.stdout
+
+
+# ---- streams and events of each device (docs/streams.md) --------------------------
+
+def test_events_belong_to_the_current_device(rng):
+    """An Event made with device 1 current is device 1's, whichever device
+    devarray last worked on: it records on device 1's streams and orders
+    them; a stream of another device is refused, in both directions."""
+    a = random_array(rng, (1 << 20,), "float32")
+    x0 = on(0, a)
+    assert_values(x0 + 1, a + 1)           # device 0 is the active one now
+    with devarray.Device(1):
+        e = devarray.Event()
+        producer, consumer = devarray.Stream(), devarray.Stream()
+        with producer:
+            y = devarray.asarray(a) * 3
+        e.record(producer)
+        consumer.wait_event(e)
+        with consumer:
+            z = y + 1
+        e.record()                         # device 1's current stream
+        e.wait()
+    consumer.synchronize()
+    assert_values(z, a * 3 + 1)
+    s0 = devarray.Stream()                 # device 0's
+    with pytest.raises(ValueError, match="event is on CUDA device 1, the stream on device 0"):
+        e.wait(s0)
+    with pytest.raises(ValueError, match="event is on CUDA device 1, the stream on device 0"):
+        s0.wait_event(e)
+    with pytest.raises(ValueError, match="event is on CUDA device 1, the stream on device 0"):
+        e.record(s0)
+    with pytest.raises(ValueError, match="event is on CUDA device 1, the stream on device 0"):
+        e.wait()                           # device 0 is current here
+    assert_values(x0, a)
+
+
+def test_wait_stream_within_a_device_and_refused_across(rng):
+    a = random_array(rng, (1 << 20,), "float64")
+    with devarray.Device(1):
+        s1, t1 = devarray.Stream(), devarray.Stream()
+    s0 = devarray.Stream()
+    with s1:
+        y = on(1, a) * 2
+    t1.wait_stream(s1)                     # both device 1's, device 0 current
+    with t1:
+        z = y - 1
+    t1.synchronize()
+    assert_values(z, a * 2 - 1)
+    with pytest.raises(ValueError, match="on CUDA device 0, the other on device 1"):
+        s0.wait_stream(s1)
+    with pytest.raises(ValueError, match="on CUDA device 1, the other on device 0"):
+        s1.wait_stream(s0)
+
+
+def test_synchronize_waits_for_every_device(rng):
+    """devarray.synchronize() from device 0 waits for work queued on every
+    device's streams."""
+    streams, results = [], []
+    a = random_array(rng, (1 << 22,), "float32")
+    for device in DEVICES:
+        with devarray.Device(device):
+            s = devarray.Stream()
+            with s:
+                d = devarray.asarray(a)
+                for _ in range(20):
+                    d = d * 1.0001
+                results.append(d)
+            streams.append(s)
+    devarray.synchronize()
+    assert all(s.query() for s in streams)
+    for d in results:
+        assert_values(d, results[0].to_host())

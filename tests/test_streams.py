@@ -239,6 +239,10 @@ def _cross_stream_free(n):
     x_ptr = x.ptr
     busy = devarray.ones((4096, 4096), dtype="float32")
     with b_stream:
+        # what the sum allocates the first time on a device (a small block
+        # from a fresh slab, the reduction's scratch) comes from cudaMalloc,
+        # which may wait for the device: take it before B is busy
+        float(x.sum())
         for _ in range(6):
             busy = busy @ busy * 1e-4  # keeps B busy for milliseconds
         total = x.sum()
