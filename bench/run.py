@@ -796,10 +796,7 @@ def gpu_rows(bench, log2n):
 
     x = random_array(rng, TRANSFER_BYTES // 4, np.float32)
     mib = fmt_bytes(TRANSFER_BYTES)
-    rows.append(bench.transfer_row(new_row(
-        "h2d", "host->device, pageable: to_device (cupy.asarray, torch .to)", mib,
-        "float32", libs, x.nbytes, target=[["peer", "cupy", 1.0, ">= CuPy GB/s"]]),
-        bench.upload, x, upload=False))
+    rows.append(h2d_row(bench, x, libs))
     rows.append(bench.transfer_row(new_row(
         "d2h", "device->host, new array: to_host() (cupy .get, torch .cpu)", mib,
         "float32", libs, x.nbytes, target=[["peer", "cupy", 1 / 1.5, ">= 1.5x CuPy GB/s"]]),
@@ -819,6 +816,15 @@ def gpu_rows(bench, log2n):
     # several GPUs (issue 14)
     rows += multi_gpu_rows(bench)
     return rows
+
+
+def h2d_row(bench, x, libs):
+    """The pageable upload of x onto the current GPU (the multi-GPU rows'
+    reference for GPU 1)."""
+    return bench.transfer_row(new_row(
+        "h2d", "host->device, pageable: to_device (cupy.asarray, torch .to)",
+        fmt_bytes(x.nbytes), "float32", libs, x.nbytes,
+        target=[["peer", "cupy", 1.0, ">= CuPy GB/s"]]), bench.upload, x, upload=False)
 
 
 # ---- streams and graphs (issue 12): what a stream and a graph cost ----------
@@ -1028,9 +1034,10 @@ def measure_c(row, thunk):
 
 def multi_gpu_rows(bench):
     """GPU 0 -> GPU 1 peer copy of 1 GiB (devarray's to_device, PyTorch's
-    .to, a bare C loop of cudaMemcpyPeer), and a 256 MiB NCCL all_reduce over
+    .to, a bare C loop of cudaMemcpyPeer), a 256 MiB NCCL all_reduce over
     two GPUs through cupy.cuda.nccl on devarray memory and on PyTorch
-    tensors.  With fewer than 2 GPUs both rows are skipped, saying why."""
+    tensors, and a 256 MiB pageable upload onto GPU 1 (against the h2d row's
+    onto GPU 0).  With fewer than 2 GPUs the rows are skipped, saying why."""
     copy = new_row("peer-copy", "peer copy GPU 0 -> GPU 1: x.to_device(1) (torch .to('cuda:1'); "
                    "C: cudaMemcpyPeer, bench/peer_copy.cu)", fmt_bytes(PEER_COPY_BYTES),
                    "float32", ("devarray", "torch", "c"), PEER_COPY_BYTES)
@@ -1038,16 +1045,21 @@ def multi_gpu_rows(bench):
                      "memory vs torch tensors; GB/s is the size over the time",
                      fmt_bytes(ALLREDUCE_BYTES), "float32", ("devarray", "torch"),
                      ALLREDUCE_BYTES)
+    upload = new_row("h2d-device1", "host->device, pageable, onto GPU 1: to_device(x, device=1) "
+                     "(the h2d row is GPU 0)", fmt_bytes(TRANSFER_BYTES), "float32",
+                     ("devarray",), TRANSFER_BYTES)
     count, seen = gpus_seen()
     if count < 2:
-        for row in (copy, reduce):
+        for row in (copy, reduce, upload):
             row["errors"]["devarray"] = "skipped: needs 2 GPUs: " + seen
         log("skipping the multi-GPU rows: needs 2 GPUs: " + seen)
-        return [copy, reduce]
+        return [copy, reduce, upload]
     copy["target"] = [["peer", "c", 1.05, "<= 1.05x a bare cudaMemcpyPeer loop"],
                       ["check", "correct", "the copy equals its source"]]
     reduce["target"] = [["peer", "torch", 1.02, "<= 1.02x on torch tensors"],
                         ["check", "correct", "the sum is right"]]
+    upload["target"] = [["row", "h2d", 1.05, "within 5% of the upload onto GPU 0"],
+                        ["check", "correct", "the copy equals its source"]]
     n = PEER_COPY_BYTES // 4
 
     def devarray_copy():
@@ -1129,7 +1141,29 @@ def multi_gpu_rows(bench):
     log("measuring %s" % reduce["op"])
     bench.measure(reduce, "devarray", devarray_allreduce)
     bench.measure(reduce, "torch", torch_allreduce)
-    return [copy, reduce]
+
+    x = np.random.default_rng(5).random(TRANSFER_BYTES // 4, dtype=np.float32)
+
+    def devarray_upload():
+        d = devarray.to_device(x, device=1)
+        upload["checks"]["correct"] = bool(d.device == 1 and
+                                           d.to_host().tobytes() == x.tobytes())
+        del d
+        # the links' own speeds: one DMA from page-locked memory per device
+        pinned = devarray.empty_pinned(x.shape, "float32")
+        np.asarray(pinned)[...] = x
+        upload["pinned_s"] = {
+            dev: wall_time(lambda i: devarray.to_device(pinned, device=dev),
+                           lambda: sync_devices((dev,)), TRANSFER_REPS, 1)
+            for dev in (0, 1)}
+        log("  pinned uploads (the links): GPU 0 %.3f ms, GPU 1 %.3f ms"
+            % (1e3 * upload["pinned_s"][0], 1e3 * upload["pinned_s"][1]))
+        return wall_time(lambda i: devarray.to_device(x, device=1), lambda: sync_devices((1,)),
+                         TRANSFER_REPS, 1)
+
+    log("measuring %s" % upload["op"])
+    bench.measure(upload, "devarray", devarray_upload)
+    return [copy, reduce, upload]
 
 def host_rows(bench):
     rng = np.random.default_rng(20240502)
@@ -1345,6 +1379,7 @@ def environment(bench):
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "timer": bench.timer.name if bench.timer else bench.timer_name,
         "notes": bench.notes,
+        "gpus": gpus_seen()[0] if bench.gpu else 0,
     }
 
 
@@ -1376,8 +1411,14 @@ def errors_text(rows):
             for r in rows for lib, msg in r["errors"].items()]
 
 
-def docs_page(result):
+def docs_page(result, multi=None):
+    """The page: result's table, and multi (a --only multi-gpu run) in a
+    section of its own, with its machine, in place of result's skipped
+    several-GPU rows."""
     env, rows = result["env"], result["rows"]
+    if multi is not None:
+        keys = {r["key"] for r in multi["rows"] if r["key"] != "h2d"}
+        rows = [r for r in rows if r["key"] not in keys]
     out = ["# Benchmarks", "",
            "Generated by `bench/run.py`: do not edit by hand.  On a machine with a GPU,",
            "`python3 bench/run.py` measures and rewrites this page; `python3 bench/run.py",
@@ -1405,6 +1446,17 @@ def docs_page(result):
     errors = errors_text(rows)
     if errors:
         out += ["", "Errors:", ""] + ["- " + e for e in errors]
+    if multi is not None:
+        out += ["", "## Several GPUs", "",
+                "Measured on their own machine by `%s`; the h2d row is the upload onto"
+                % multi["command"],
+                "GPU 0 that the upload onto GPU 1 is compared with.", ""]
+        out += ["- " + line for line in describe(multi["env"])]
+        out += ["- GPUs: %s" % multi["env"].get("gpus", "?"), "", table(multi["rows"]), "",
+                summary(multi["rows"])]
+        errors = errors_text(multi["rows"])
+        if errors:
+            out += ["", "Errors:", ""] + ["- " + e for e in errors]
     return "\n".join(out) + "\n"
 
 
@@ -1424,8 +1476,15 @@ def measure_all(args):
            and devarray._core._cuda_available())
     devarray.set_backend("cuda" if gpu else "host")
     bench = Bench(gpu)
-    rows = [import_row()]
-    rows += gpu_rows(bench, args.log2_size) if gpu else host_rows(bench)
+    if args.only == "multi-gpu":
+        if not gpu:
+            raise SystemExit("--only multi-gpu needs a GPU")
+        x = random_array(np.random.default_rng(20240502), TRANSFER_BYTES // 4, np.float32)
+        rows = [h2d_row(bench, x, GPU_LIBS)] + multi_gpu_rows(bench)
+        del x
+    else:
+        rows = [import_row()]
+        rows += gpu_rows(bench, args.log2_size) if gpu else host_rows(bench)
     judge(rows)
     return {"version": 1,
             "command": shlex.join(["python3", "bench/run.py"] + sys.argv[1:]),
@@ -1449,6 +1508,12 @@ def main():
                         "(default: when the results come from a GPU)")
     parser.add_argument("--from-json", metavar="PATH",
                         help="report and document a saved run instead of measuring")
+    parser.add_argument("--only", choices=["multi-gpu"],
+                        help="measure only the several-GPU rows (and the h2d row they "
+                             "compare with), for docs/benchmarks.md's section of them")
+    parser.add_argument("--multi-gpu-from", metavar="PATH",
+                        help="a saved --only multi-gpu run: docs/benchmarks.md shows it "
+                             "in a section of its own, with its machine")
     parser.add_argument("--log2-size", type=int, default=28, metavar="K",
                         help="elements in the large device rows: 2^K (default 28)")
     args = parser.parse_args()
@@ -1469,8 +1534,12 @@ def main():
         Path(json_path).write_text(json.dumps(result, indent=1) + "\n")
         log("wrote %s" % json_path)
     write_docs = result["env"]["gpu"] if args.write_docs is None else args.write_docs
+    if args.only:
+        write_docs = False   # one section only: --multi-gpu-from places it
     if write_docs:
-        DOCS_PAGE.write_text(docs_page(result))
+        multi = json.loads(Path(args.multi_gpu_from).read_text()) if args.multi_gpu_from \
+            else None
+        DOCS_PAGE.write_text(docs_page(result, multi))
         log("wrote %s" % DOCS_PAGE)
     return 0
 
