@@ -25,12 +25,40 @@ different devices meet in a concatenation (compute(), the aggregation step
 of a reduction) they are first copied to the device of the first one
 (`to_device`, a peer copy), so a reduction ends on the device of the first
 chunk.
+
+dask.distributed (when it is installed): importing this module also
+registers DeviceArray with distributed's two serialization families, so
+chunks travel between processes without pickle:
+
+- "dask" (every comm; TCP uses it): a header (dtype, shape, "C" or "F"
+  order, backend) and one host frame, the chunk's bytes: one device-to-host
+  copy on the sender, one host-to-device copy onto the receiver's current
+  device;
+- "cuda" (UCX, for CUDA chunks): the same header and one device frame, the
+  chunk's own memory as 1-D uint8 (no copy), which the receiver takes back
+  without a copy, reinterpreted as dtype and shape (`_Reinterpreted`).
+
+A non-contiguous chunk is first copied into a contiguous one on its device.
+Before a CUDA chunk leaves, the serializer waits for all work on the
+device (`devarray.synchronize()`): the task that wrote it ran in another
+thread, maybe on a stream of its own, and UCX reads device memory outside
+any stream.  A chunk of the host backend deserializes anywhere; one of the
+CUDA backend raises RuntimeError where CUDA is not available.
+
+distributed looks serializers up in the process that receives, and it loads
+third-party ones only by import: every worker must import this module
+(`dask worker --preload devarray.dask`, `LocalCluster(preload=[...])`;
+docs/multi-gpu.md).
 """
+
+import math
+import os
 
 import dask.array as da
 import numpy as np
 from dask.array.dispatch import (concatenate_lookup, numel_lookup, tensordot_lookup,
                                  to_numpy_dispatch)
+from dask.sizeof import sizeof
 
 import devarray
 
@@ -83,11 +111,17 @@ def _device_of(devices, block_id, numblocks):
     return devices[flat % len(devices)]
 
 
-def _upload(block, devices=None, block_info=None):
+def _upload(block, devices=None, home=None, block_info=None):
+    """block on its device: devices[k] for chunk k, else home's device in
+    the process that made the graph (home: its pid and current device),
+    else the running thread's current device (a distributed worker's own
+    GPU)."""
     if block_info is None:  # dask's meta pass: no block, no device
         return devarray.asarray(block)
     info = block_info[0]
     device = _device_of(devices, info["chunk-location"], info["num-chunks"])
+    if device is None and home is not None and home[0] == os.getpid():
+        device = home[1]
     if device is None:
         return devarray.asarray(block)
     return devarray.asarray(block, device=device)
@@ -96,17 +130,25 @@ def _upload(block, devices=None, block_info=None):
 def from_numpy(a, chunks="auto", devices=None):
     """A dask array of DeviceArray chunks holding the NumPy array a.
 
-    devices: None (every chunk on the current device) or a list of devices
-    (ints or devarray.Device): chunk k, counted in C order over the grid of
-    chunks, goes to devices[k % len(devices)].  Each chunk is uploaded when
-    the graph runs, so the upload is part of compute()."""
+    devices: None (every chunk on the device current when from_numpy is
+    called, or, on a dask.distributed worker, on the worker's current
+    device) or a list of devices (ints or devarray.Device): chunk k, counted
+    in C order over the grid of chunks, goes to devices[k % len(devices)].
+    Each chunk is uploaded when the graph runs, so the upload is part of
+    compute()."""
     a = np.asarray(a)
+    home = None
     if devices is not None:
         devices = list(devices)
         if not devices:
             raise ValueError("devices must name at least one device, or be None")
+    elif devarray.backend() == "cuda":
+        # the current device is per thread, and each of dask's worker
+        # threads starts on device 0: chunks uploaded in this process go to
+        # the caller's; a distributed worker's go to its own GPU
+        home = (os.getpid(), devarray.Device("cuda").id)
     host = da.from_array(a, chunks=chunks)
-    return host.map_blocks(_upload, devices=devices, dtype=a.dtype,
+    return host.map_blocks(_upload, devices=devices, home=home, dtype=a.dtype,
                            meta=_meta(a.ndim, a.dtype))
 
 
@@ -115,3 +157,158 @@ concatenate_lookup.register(devarray.DeviceArray)(concatenate)
 tensordot_lookup.register(devarray.DeviceArray)(tensordot)
 to_numpy_dispatch.register(devarray.DeviceArray)(_to_numpy)
 numel_lookup.register(devarray.DeviceArray)(_numel)
+# dask's memory accounting (and distributed's choice to serialize off the
+# event loop) go by sizeof, which would otherwise count the Python object only
+sizeof.register(devarray.DeviceArray)(lambda x: x.nbytes)
+
+
+def _contiguous_order(x):
+    """"C" or "F" where x's elements fill one block of memory in that order
+    (NumPy's rule: axes of extent 1 take any stride), else None."""
+    if x.size == 0:
+        return "C"
+    for order, axes in (("C", range(x.ndim - 1, -1, -1)), ("F", range(x.ndim))):
+        step = x.itemsize
+        for i in axes:
+            if x.shape[i] != 1 and x.strides[i] != step:
+                break
+            step *= x.shape[i]
+        else:
+            return order
+    return None
+
+
+def _header_and_c_view(x):
+    """The header of x, and x's memory as a C-contiguous array: x itself, its
+    transpose when x is F-contiguous, or a C-contiguous copy on its device
+    when x is neither."""
+    order = _contiguous_order(x)
+    if order is None:
+        x, order = x.copy(), "C"
+    header = {"dtype": x.dtype.name, "shape": x.shape, "order": order,
+              "device": x.device.type}
+    return header, (x if order == "C" else x.transpose())
+
+
+def _shaped(flat, header):
+    """The 1-D array flat seen with the header's shape and order (views)."""
+    shape = tuple(header["shape"])
+    if header["order"] == "C":
+        return flat.reshape(shape)
+    return flat.reshape(shape[::-1]).transpose()
+
+
+def _device_to_host(x):
+    """The C-contiguous DeviceArray x copied into a new NumPy array: the one
+    device-to-host copy of a "dask" transfer (tests count the calls)."""
+    return x.to_host()
+
+
+def _host_to_device(host, device):
+    """The NumPy array host copied to device ("cuda": the current one): the
+    one host-to-device copy of a transfer (tests count the calls)."""
+    return devarray.asarray(host, device=device)
+
+
+def _wait_for_writers(x):
+    """When x is a CUDA array, wait for all work on the devices devarray has
+    used (devarray.synchronize(): cudaDeviceSynchronize): the task that
+    wrote x ran in another thread, maybe on a stream of its own, which
+    to_host() here would not wait for, and UCX reads device frames outside
+    any stream."""
+    if x.device.type == "cuda":
+        devarray.synchronize()
+
+
+def _check_place(header):
+    """RuntimeError, saying what to do, for a CUDA chunk where CUDA is not
+    available (before devarray's own error, which says only that)."""
+    if header["device"] == "cuda" and not any(
+            d.type == "cuda" for d in devarray.__array_namespace_info__().devices()):
+        raise RuntimeError(
+            "a DeviceArray chunk of the CUDA backend reached a process where CUDA is "
+            "not available; bring chunks back as NumPy arrays "
+            "(x.to_backend('numpy') or x.map_blocks(lambda b: b.to_host())), or run "
+            "the cluster on the host backend (DEVARRAY_BACKEND=host)")
+
+
+def _dask_serialize(x):
+    """distributed's "dask" family: the header and one host frame holding
+    x's bytes, copied from the device once."""
+    header, c_view = _header_and_c_view(x)
+    _wait_for_writers(c_view)
+    host = _device_to_host(c_view)
+    return header, [memoryview(host.reshape(-1).view(np.uint8))]
+
+
+def _dask_deserialize(header, frames):
+    """A DeviceArray of the header's backend (CUDA: on the current device)
+    from the host frame, with one host-to-device copy."""
+    _check_place(header)
+    (frame,) = frames
+    host = np.frombuffer(frame, dtype=np.dtype(header["dtype"]))
+    return _shaped(_host_to_device(host, header["device"]), header)
+
+
+class _Reinterpreted:
+    """The memory of owner, an object with a C-contiguous
+    __cuda_array_interface__, as a 1-D array of another dtype.  devarray
+    has no view as another dtype, but imports any such object without a
+    copy, keeping it (and so owner) alive as the new array's base."""
+
+    __slots__ = ("owner", "__cuda_array_interface__")
+
+    def __init__(self, owner, dtype):
+        interface = owner.__cuda_array_interface__
+        shape, strides = tuple(interface["shape"]), interface.get("strides")
+        itemsize = np.dtype(interface["typestr"]).itemsize
+        if strides is not None and not (len(shape) == 1 and tuple(strides) == (itemsize,)):
+            raise ValueError("a device frame must be C-contiguous, not of shape %s and "
+                             "strides %s" % (shape, tuple(strides)))
+        nbytes = math.prod(shape) * itemsize
+        if nbytes % dtype.itemsize:
+            raise ValueError("a device frame of %d bytes does not hold %s elements"
+                             % (nbytes, dtype.name))
+        self.owner = owner
+        self.__cuda_array_interface__ = {
+            "shape": (nbytes // dtype.itemsize,), "typestr": dtype.str,
+            "data": interface["data"], "strides": None, "version": 3,
+            "stream": interface.get("stream")}
+
+
+def _cuda_serialize(x):
+    """distributed's "cuda" family, for CUDA arrays: the header and one
+    device frame, x's memory as 1-D uint8 (a copy only where x is not
+    contiguous).  A host-backend array is left to the next family."""
+    if x.device.type != "cuda":
+        raise NotImplementedError("a host-backend DeviceArray goes by the 'dask' family")
+    header, c_view = _header_and_c_view(x)
+    _wait_for_writers(c_view)
+    return header, [devarray.asarray(_Reinterpreted(c_view, np.dtype(np.uint8)))]
+
+
+def _cuda_deserialize(header, frames):
+    """A DeviceArray from the frame: without a copy from device memory (any
+    object with __cuda_array_interface__: CuPy, rmm, numba, devarray), with
+    one host-to-device copy from host memory (a TCP comm)."""
+    _check_place(header)
+    (frame,) = frames
+    dtype = np.dtype(header["dtype"])
+    if hasattr(frame, "__cuda_array_interface__"):
+        flat = devarray.asarray(_Reinterpreted(frame, dtype))
+    else:
+        flat = _host_to_device(np.frombuffer(frame, dtype=dtype), header["device"])
+    return _shaped(flat, header)
+
+
+try:
+    from distributed.protocol import (cuda_deserialize, cuda_serialize, dask_deserialize,
+                                      dask_serialize)
+except ModuleNotFoundError as exc:  # dask.array without dask.distributed
+    if (exc.name or "").partition(".")[0] != "distributed":
+        raise
+else:
+    dask_serialize.register(devarray.DeviceArray)(_dask_serialize)
+    dask_deserialize.register(devarray.DeviceArray)(_dask_deserialize)
+    cuda_serialize.register(devarray.DeviceArray)(_cuda_serialize)
+    cuda_deserialize.register(devarray.DeviceArray)(_cuda_deserialize)

@@ -36,7 +36,8 @@ def here():
 
 def test_import_devarray_does_not_import_dask():
     code = ("import sys, devarray; "
-            "bad = [m for m in sys.modules if m == 'dask' or m.startswith(('dask.', 'devarray.dask'))]; "
+            "bad = [m for m in sys.modules if m in ('dask', 'distributed') or "
+            "m.startswith(('dask.', 'distributed.', 'devarray.dask'))]; "
             "assert not bad, bad")
     env = dict(os.environ, PYTHONPATH=ROOT, PYTHONWARNINGS="ignore")
     proc = subprocess.run([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,

@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+"""devarray chunks next to CuPy chunks in a dask.distributed cluster.
+
+For each worker count (1, 2, 4, as many as there are GPUs) it starts a
+dask_cuda.LocalCUDACluster of that many workers (one per GPU), runs the same
+workloads on a dask array of DeviceArray chunks and on one of CuPy chunks in
+that cluster, and prints one Markdown table: the best of --repeat times after
+a warm-up, and devarray's time over CuPy's.
+
+- `(x + 1).sum()`: bandwidth-bound, --sum-gib of float32 (default 32 GiB),
+  4 chunks per worker of the largest cluster, gathered as one scalar;
+- `x.T @ x` of a tall float32 matrix of 4096 columns (--matmul-gib, 8 GiB),
+  persisted on the workers;
+- a rechunk from rows to columns of a square float32 matrix (--rechunk-gib,
+  8 GiB): every output chunk takes a piece of every input chunk, persisted;
+- a chunk of --transfer-gib (1 GiB) made on one worker and read by a task
+  on another (2 workers and more).
+
+The input arrays are made on the workers (nothing goes from the client) and
+persisted before the timing.  Spilling is off (device_memory_limit=None), so
+that a time is the work's, not dask-cuda's.  --smoke runs every row tiny, on
+one GPU or on devarray's host backend (without CuPy: devarray rows only).
+
+    python3 bench/dask_cluster.py                     # every GPU: 1, 2, 4 workers
+    python3 bench/dask_cluster.py --protocol ucx      # distributed-ucxx installed
+    python3 bench/dask_cluster.py --smoke             # a check that it runs
+"""
+
+import argparse
+import collections
+import importlib.util
+import math
+import sys
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# this checkout's in-place build when there is one, else the installed devarray
+if any((ROOT / "devarray").glob("_core*.so")):
+    sys.path.insert(0, str(ROOT))
+
+import dask.array as da  # noqa: E402
+import distributed  # noqa: E402
+import numpy as np  # noqa: E402
+
+import devarray  # noqa: E402
+import devarray.dask  # noqa: E402,F401  (the client receives DeviceArray results)
+from devarray import _core  # noqa: E402
+
+MATMUL_COLUMNS = 4096
+SUM_COLUMNS = 8192
+CHUNKS_PER_WORKER = 4
+SMOKE_GIB = 1 / 64             # 16 MiB per workload, 1 MiB moved
+LIB_TITLES = {"devarray": "devarray", "cupy": "CuPy"}
+
+
+def log(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def cupy_usable():
+    """Whether CuPy imports and sees a GPU (the CuPy column's condition)."""
+    if importlib.util.find_spec("cupy") is None:
+        return False
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception as exc:  # noqa: BLE001 - any failure means no CuPy column
+        log("CuPy is not usable: %s" % exc)
+        return False
+
+
+# ---- run on the workers ------------------------------------------------------
+
+def fill(lib, shape, dtype, value):
+    """A new array of lib ("devarray" or "cupy") on the worker's device."""
+    if lib == "cupy":
+        import cupy
+        return cupy.full(shape, value, dtype=dtype)
+    return devarray.full(shape, value, dtype=dtype)
+
+
+def fill_block(lib, dtype, block_info=None):
+    """A chunk of the values 1 to 4, by its place in the grid."""
+    info = block_info[None]
+    return fill(lib, info["chunk-shape"], dtype, 1 + sum(info["chunk-location"]) % 4)
+
+
+def first_element(x):
+    """A task that needs all of x on its worker, and returns little."""
+    return float(x.reshape(-1)[0])
+
+
+def same(block):
+    return block
+
+
+def release_memory():
+    """Give cached device memory back between the libraries' runs: CuPy's
+    pool keeps freed blocks; devarray's stream-ordered pool trims itself when
+    an allocation fails, so it only waits for its frees here."""
+    if "cupy" in sys.modules:
+        sys.modules["cupy"].get_default_memory_pool().free_all_blocks()
+    devarray.synchronize()
+
+
+# ---- on the client -------------------------------------------------------------
+
+def meta(lib, dtype):
+    if lib == "cupy":
+        import cupy
+        return cupy.empty((0, 0), dtype=dtype)
+    return devarray.empty((0, 0), dtype=dtype)
+
+
+def made_on_workers(client, lib, shape, row_chunk, dtype="float32"):
+    """A persisted dask array of lib chunks of rows, made by the workers."""
+    chunks = (tuple(min(row_chunk, shape[0] - r) for r in range(0, shape[0], row_chunk)),
+              (shape[1],))
+    x = da.map_blocks(fill_block, lib, np.dtype(dtype), chunks=chunks, dtype=dtype,
+                      meta=meta(lib, dtype))
+    x = client.persist(x)
+    distributed.wait(x)
+    return x
+
+
+def best_time(job, x, repeat):
+    """Best of `repeat` wall times of job(x), after a warm-up, and the last
+    result.  Each run starts from x under new keys (an identity task per
+    chunk): the same graph again would find its results still held."""
+    best, result = math.inf, None
+    for i in range(repeat + 1):
+        fresh = x.map_blocks(same, name="%s-run-%d" % (x.name, i))
+        start = time.perf_counter()
+        result = job(fresh)
+        if i:
+            best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def persisted(client, x):
+    y = client.persist(x)
+    distributed.wait(y)
+    return y
+
+
+def row_count(gib, columns, chunks):
+    """Rows of float32 of `columns` for about gib GiB, a multiple of chunks."""
+    rows = int(gib * (1 << 30)) // (4 * columns)
+    return max(chunks, rows - rows % chunks)
+
+
+def time_sum(client, lib, args, chunks):
+    rows = row_count(args.sum_gib, SUM_COLUMNS, chunks)
+    x = made_on_workers(client, lib, (rows, SUM_COLUMNS), rows // chunks)
+    return best_time(lambda x: float((x + 1).sum().compute()), x, args.repeat)
+
+
+def time_matmul(client, lib, args, chunks):
+    rows = row_count(args.matmul_gib, args.matmul_columns, chunks)
+    x = made_on_workers(client, lib, (rows, args.matmul_columns), rows // chunks)
+    seconds, product = best_time(lambda x: persisted(client, x.T @ x), x, args.repeat)
+    return seconds, float(product[0, 0].compute())
+
+
+def time_rechunk(client, lib, args, chunks):
+    n = math.isqrt(int(args.rechunk_gib * (1 << 30)) // 4)
+    n = max(chunks, n - n % chunks)
+    x = made_on_workers(client, lib, (n, n), n // chunks)
+    seconds, columns = best_time(
+        lambda x: persisted(client, x.rechunk((n, n // chunks), method="tasks")), x,
+        args.repeat)
+    return seconds, float(columns[n - 1, n - 1].compute())
+
+
+def time_transfer(client, lib, args, workers):
+    """A chunk made on workers[0] and read by a task on workers[1]: a new
+    chunk each time (a worker keeps what it fetched)."""
+    n = int(args.transfer_gib * (1 << 30)) // 4
+    best = math.inf
+    for i in range(args.repeat + 1):
+        chunk = client.submit(fill, lib, (n,), "float32", 2.0, workers=[workers[0]],
+                              pure=False)
+        distributed.wait(chunk)
+        start = time.perf_counter()
+        value = client.submit(first_element, chunk, workers=[workers[1]]).result()
+        if i:
+            best = min(best, time.perf_counter() - start)
+    return best, value
+
+
+def size(gib):
+    return "%g GiB" % gib if gib >= 1 else "%g MiB" % (gib * 1024)
+
+
+def workloads(args):
+    """(title, timer) of the rows every cluster runs."""
+    return [
+        ("`(x + 1).sum()`, %s float32" % size(args.sum_gib), time_sum),
+        ("`x.T @ x`, %s float32, %d columns" % (size(args.matmul_gib), args.matmul_columns),
+         time_matmul),
+        ("rechunk rows to columns, %s float32" % size(args.rechunk_gib), time_rechunk),
+    ]
+
+
+def start_cluster(backend, n_workers, args):
+    quiet = dict(dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"})
+    if backend == "cuda":
+        from dask_cuda import LocalCUDACluster
+        return LocalCUDACluster(n_workers=n_workers, protocol=args.protocol,
+                                preload=["devarray.dask"], device_memory_limit=None,
+                                memory_limit=None, **quiet)
+    return distributed.LocalCluster(n_workers=n_workers, processes=True, threads_per_worker=1,
+                                    protocol=args.protocol, preload=["devarray.dask"],
+                                    env={"DEVARRAY_BACKEND": "host"}, **quiet)
+
+
+def run_row(timer, client, lib, args, extra):
+    """(seconds, value) of one row and library, or (the error, None)."""
+    try:
+        return timer(client, lib, args, extra)
+    except Exception as exc:  # noqa: BLE001 - a failed row is reported, the run goes on
+        log("    failed: %s: %s" % (type(exc).__name__, exc))
+        return "%s: %s" % (type(exc).__name__, str(exc).splitlines()[0][:200]), None
+
+
+def measure(backend, libs, args):
+    """Rows of (title, workers, {lib: (seconds or error, value)})."""
+    rows = []
+    chunks = CHUNKS_PER_WORKER * max(args.workers)
+    transfer = "%s chunk from one worker to another (%s)" % (size(args.transfer_gib),
+                                                            args.protocol)
+    for n_workers in args.workers:
+        log("%d worker(s)" % n_workers)
+        results = collections.defaultdict(dict)
+        with start_cluster(backend, n_workers, args) as cluster, \
+                distributed.Client(cluster) as client:
+            for lib in libs:
+                for title, timer in workloads(args):
+                    log("  %s: %s" % (lib, title))
+                    results[title][lib] = run_row(timer, client, lib, args, chunks)
+                if n_workers >= 2:
+                    log("  %s: %s" % (lib, transfer))
+                    workers = sorted(client.scheduler_info()["workers"])
+                    results[transfer][lib] = run_row(time_transfer, client, lib, args, workers)
+                client.run(release_memory)
+        rows += [(title, n_workers, per_lib) for title, per_lib in results.items()]
+    return rows
+
+
+def cell(seconds):
+    return "%.4f s" % seconds if isinstance(seconds, float) else "error"
+
+
+def table(rows, libs):
+    """The Markdown table, and the errors and disagreements to print under it."""
+    compare = "cupy" in libs
+    lines = ["| workload | workers | " + " | ".join(LIB_TITLES[lib] for lib in libs)
+             + (" | devarray / CuPy |" if compare else " |"),
+             "| --- | ---: |" + " ---: |" * (len(libs) + compare)]
+    notes = []
+    for title, workers, per_lib in rows:
+        seconds = {lib: per_lib[lib][0] for lib in libs}
+        line = "| %s | %d | " % (title, workers) + " | ".join(cell(seconds[lib]) for lib in libs)
+        if compare:
+            both = all(isinstance(seconds[lib], float) for lib in libs)
+            line += " | %.2fx" % (seconds["devarray"] / seconds["cupy"]) if both else " | n/a"
+            # the same values from both libraries: the rows compare like with like
+            values = [per_lib[lib][1] for lib in libs]
+            if both and not math.isclose(values[0], values[1], rel_tol=1e-3):
+                notes.append("%s, %d workers: devarray gave %r, CuPy %r"
+                             % (title, workers, values[0], values[1]))
+        lines.append(line + " |")
+        notes += ["%s, %d workers, %s: %s" % (title, workers, LIB_TITLES[lib], seconds[lib])
+                  for lib in libs if not isinstance(seconds[lib], float)]
+    return "\n".join(lines), notes
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", default=None,
+                        help="worker counts, comma-separated (default 1,2,4 up to the GPUs)")
+    parser.add_argument("--sum-gib", type=float, default=32.0)
+    parser.add_argument("--matmul-gib", type=float, default=8.0)
+    parser.add_argument("--matmul-columns", type=int, default=MATMUL_COLUMNS)
+    parser.add_argument("--rechunk-gib", type=float, default=8.0)
+    parser.add_argument("--transfer-gib", type=float, default=1.0)
+    parser.add_argument("--repeat", type=int, default=3, help="best of N, after a warm-up")
+    parser.add_argument("--protocol", default="tcp", choices=["tcp", "ucx"])
+    parser.add_argument("--smoke", action="store_true",
+                        help="every row tiny, on one GPU or on the host backend")
+    args = parser.parse_args()
+    if args.smoke:
+        args.sum_gib = args.matmul_gib = args.rechunk_gib = SMOKE_GIB
+        args.transfer_gib = SMOKE_GIB / 16
+        args.matmul_columns = 256
+        args.repeat = 1
+    return args
+
+
+def main():
+    args = parse_args()
+    with warnings.catch_warnings():
+        # where CUDA is missing, devarray warns that it uses the host backend
+        warnings.simplefilter("ignore", RuntimeWarning)
+        gpus = devarray.device_count() if _core._cuda_available() else 0
+    backend = "cuda" if gpus else "host"
+    devarray.set_backend(backend)
+    if backend == "cuda" and importlib.util.find_spec("dask_cuda") is None:
+        sys.exit("bench/dask_cluster.py: dask_cuda is not installed (tests/dask_wheels.sh)")
+    if args.workers:
+        args.workers = [int(n) for n in args.workers.split(",")]
+    elif args.smoke:
+        args.workers = [1] if gpus == 1 else [1, 2]
+    else:
+        args.workers = [n for n in (1, 2, 4) if n <= max(gpus, 1)]
+    if backend == "cuda" and max(args.workers) > gpus:
+        sys.exit("bench/dask_cluster.py: %d workers asked for, %d GPUs"
+                 % (max(args.workers), gpus))
+    libs = ["devarray"] + (["cupy"] if backend == "cuda" and cupy_usable() else [])
+    info = _core._device_info() if backend == "cuda" else None
+    import dask
+    print("devarray %s (%s backend%s), dask %s, distributed %s%s; protocol %s; best of %d"
+          % (devarray.__version__, backend,
+             ", %d x %s" % (gpus, info.get("name")) if info else "",
+             dask.__version__, distributed.__version__,
+             ", CuPy %s" % sys.modules["cupy"].__version__ if "cupy" in libs else "",
+             args.protocol, args.repeat))
+    print()
+    text, notes = table(measure(backend, libs, args), libs)
+    print(text)
+    for line in notes:
+        print("- " + line)
+
+
+if __name__ == "__main__":
+    main()
