@@ -103,7 +103,7 @@ event_record(EventObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"stream", NULL};
     PyObject *stream = Py_None;
-    uintptr_t handle;
+    uintptr_t handle = 0;
     int device;
 
     /* on the event's device: None is that device's current stream */
@@ -231,7 +231,7 @@ event_wait_on(EventObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"stream", NULL};
     PyObject *stream = Py_None;
-    uintptr_t handle;
+    uintptr_t handle = 0;
     int device;
 
     /* None is the current device's current stream */

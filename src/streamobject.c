@@ -320,6 +320,7 @@ int
 streamobject_resolve(PyObject *obj, int default_device, uintptr_t *handle, int *device)
 {
     *device = default_device;
+    *handle = 0;
     if (StreamObject_Check(obj)) {
         StreamObject *stream = (StreamObject *)obj;
         if (streamobject_check_open(stream) < 0) {
@@ -416,7 +417,7 @@ stream_query(StreamObject *self, PyObject *Py_UNUSED(args))
 static PyObject *
 stream_wait_stream(StreamObject *self, PyObject *other)
 {
-    uintptr_t waiter, producer;
+    uintptr_t waiter = 0, producer = 0;
     int waiter_device, producer_device;
     if (streamobject_resolve((PyObject *)self, device_current(DA_BACKEND_CUDA), &waiter,
                              &waiter_device) < 0 ||
