@@ -1,10 +1,11 @@
 """Build devarray._core.
 
-The extension is every C11 file in src/.  When nvcc is found, every .cu file in
-kernels/ is compiled by nvcc into an object file that is linked into the same
-shared object, together with the *static* CUDA runtime, so importing devarray
-needs only the NVIDIA driver (libcuda), never libcudart.so.  Without nvcc the
-build succeeds with the host backend only, and says so.
+The extension is every C11 file in src/ and its layer folders.  When nvcc
+is found, every .cu file in kernels/ is compiled by nvcc into an object file
+that is linked into the same shared object, together with the *static* CUDA
+runtime, so importing devarray needs only the NVIDIA driver (libcuda), never
+libcudart.so.  Without nvcc the build succeeds with the host backend only,
+and says so.
 
 Environment (docs/install.md has the details):
   CUDA_HOME, CUDA_PATH       the toolkit; else nvcc on PATH; else /usr/local/cuda
@@ -332,9 +333,10 @@ class BuildExt(build_ext):
 
 def main():
     os.chdir(ROOT)  # the globs and the object paths are relative to the project
-    sources = sorted(glob.glob("src/*.c"))
+    # src/ holds module.c and a folder per layer (docs/design.md)
+    sources = sorted(glob.glob("src/*.c") + glob.glob("src/*/*.c"))
     # The kernels are listed as dependencies too, which also puts them in an sdist.
-    depends = sorted(glob.glob("src/*.h") + glob.glob("kernels/*.h")
+    depends = sorted(glob.glob("src/*/*.h") + glob.glob("kernels/*.h")
                      + glob.glob("kernels/*.cuh") + glob.glob("kernels/*.cu"))
     core = Extension("devarray._core", sources=sources, depends=depends,
                      include_dirs=["src", "kernels"])

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Static analysis of the C sources (src/*.c with the kernels/ headers they
-# include), with and without the CUDA backend compiled in.
+# Static analysis of the C sources (src/ and its layer folders, with the
+# kernels/ headers they include), with and without the CUDA backend
+# compiled in.
 #
 #   bash tests/lint.sh            # PYTHON=... for another interpreter's headers
 #                                 # LINT_JOBS=N processes (default: every core)
@@ -49,10 +50,10 @@ done
 KNOWN=(
     # ins[k] == NULL (a scalar operand) only ever comes with a non-NULL
     # `scalars`; the analyzer cannot see the callers' pairing.
-    "src/elementwise.c:clang-analyzer-core.NullDereference"
+    "src/core/elementwise.c:clang-analyzer-core.NullDereference"
     # a buffer requested with PyBUF_RECORDS_RO has a shape whenever it has
     # strides (PEP 3118: PyBUF_STRIDES implies PyBUF_ND)
-    "src/buffer_in.c:clang-analyzer-core.NullDereference"
+    "src/interop/buffer_in.c:clang-analyzer-core.NullDereference"
 )
 
 if command -v clang-tidy >/dev/null; then
@@ -78,7 +79,7 @@ if command -v clang-tidy >/dev/null; then
     trap 'rm -rf "$tidy"' EXIT
     log=$tidy/all.log
     # one clang-tidy per file, JOBS at a time, each into a log of its own
-    for file in src/*.c; do
+    for file in src/*.c src/*/*.c; do
         while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
             wait -n || true
         done

@@ -1,0 +1,37 @@
+/*
+ * Reductions: sum, prod, max and min over any set of axes, accumulated as
+ * NumPy does, on the array's backend (CUB and in-place column kernels on
+ * CUDA, NumPy's loops on the host).  The statistics built on them (mean,
+ * var, std, count_nonzero) are in statistics.c.
+ */
+#ifndef DEVARRAY_SRC_REDUCE_H_
+#define DEVARRAY_SRC_REDUCE_H_
+
+#include "base/common.h"
+#include "core/array.h"
+
+/* op (DA_REDUCE_SUM, _PROD, _MAX, _MIN of kernels/launch.h) over `axis`
+   (None, an int or a tuple of ints), keepdims as NumPy.  typenum -1 for
+   NumPy's default result dtype (sum and prod: int64 / uint64 for bool and
+   integers, else the input's; max and min ignore it: the input's).  Max
+   and min over no elements raise NumPy's ValueError. */
+PyObject *reduce_apply(DeviceArrayObject *a, int op, PyObject *axis, int typenum,
+                       int keepdims);
+
+/* any() (op DA_REDUCE_MAX) or all() (DA_REDUCE_MIN) of `a` over `axis`: a
+   bool array, False (True) over no elements.  Elements are tested != 0 as
+   the cast to bool does (NaN true, -0.0 false, complex true when either
+   part is nonzero) and combined by one bool reduction: read in place for
+   bool input and for any() of C-contiguous integers whose reduced
+   elements are adjacent (their bytes), else after one cast to bool. */
+PyObject *reduce_logical(DeviceArrayObject *a, int op, PyObject *axis, int keepdims);
+
+/* reduce_apply with DA_REDUCE_SUM. */
+PyObject *reduce_sum(DeviceArrayObject *a, PyObject *axis, int typenum,
+                     int keepdims);
+
+/* Fill `reduced` (ndim flags) from axis = None / int / tuple, raising
+   NumPy's AxisError or ValueError (duplicates).  0 or -1. */
+int reduce_parse_axes(PyObject *axis, int ndim, int *reduced);
+
+#endif /* DEVARRAY_SRC_REDUCE_H_ */

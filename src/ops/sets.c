@@ -1,0 +1,265 @@
+/*
+ * devarray.unique_all, unique_counts, unique_inverse, unique_values.
+ *
+ * x is flattened (C order) and sorted ascending with its argsort
+ * (sort_along_axis); the groups step marks where each run of equal values
+ * starts and numbers the runs by a prefix sum; the count of unique values
+ * m is read back (one synchronisation: the outputs' shapes depend on it);
+ * the scatter step writes each run's first element, its first position
+ * in x (the sort is stable, so the smallest), its run length and every
+ * element's run number.  Equality is the standard's: NaNs are all
+ * distinct (each a run of its own, counted once), -0.0 and +0.0 one value,
+ * represented by whichever comes first in x.  Values come out sorted, as
+ * NumPy's; complex input is sorted lexicographically for this, as NumPy.
+ * inverse_indices has x's shape.
+ *
+ * The results are namedtuples (UniqueAllResult, UniqueCountsResult,
+ * UniqueInverseResult, made once by collections.namedtuple, module
+ * devarray), as NumPy 2 returns.
+ *
+ * Ownership: the flat copy, the sorted temporaries and the groups buffer
+ * are held for the call; the result tuple holds new arrays; the three
+ * namedtuple types are module-lifetime references kept here.
+ */
+#include "ops/sets.h"
+
+#include "runtime/backend.h"
+#include "core/copy.h"
+#include "runtime/pool.h"
+#include "ops/sort.h"
+#include "runtime/transfer.h"
+
+static PyObject *sets_all_type = NULL;
+static PyObject *sets_counts_type = NULL;
+static PyObject *sets_inverse_type = NULL;
+
+enum { SETS_VALUES = 1, SETS_INDICES = 2, SETS_INVERSE = 4, SETS_COUNTS = 8 };
+
+/* out[0..3]: values, indices, inverse_indices, counts, each a new array
+   when `want` asks for it. */
+static int
+sets_unique(PyObject *x, const char *name, int want, DeviceArrayObject **out)
+{
+    DeviceArrayObject *a, *flat = NULL, *sorted = NULL, *perm = NULL, *groups = NULL;
+    int64_t n, m = 0, ends_bytes;
+    int64_t *ends = NULL;
+    da_unique u;
+    int k, status = -1;
+
+    memset(&u, 0, sizeof(u));
+    for (k = 0; k < 4; k++) {
+        out[k] = NULL;
+    }
+    if (!DeviceArray_Check(x)) {
+        PyErr_Format(PyExc_TypeError, "%s() expects a DeviceArray, not %.200s", name,
+                     Py_TYPE(x)->tp_name);
+        return -1;
+    }
+    a = (DeviceArrayObject *)x;
+    n = a->size;
+    if (array_activate(a) < 0) {
+        return -1;
+    }
+    /* the flat view of a C-contiguous copy (a itself when it is one) */
+    flat = copy_contiguous_as(a, a->typenum);
+    if (flat == NULL) {
+        goto error;
+    }
+    Py_SETREF(flat, array_new_view(flat->backend, flat->device, flat->typenum, 1, &n,
+                                   NULL, flat->data, (PyObject *)flat, 0));
+    if (flat == NULL) {
+        goto error;
+    }
+    if (n > 0) {
+        if (sort_along_axis(flat, 0, 0, &sorted, &perm) < 0 ||
+            (groups = array_new(a->backend, DA_INT64, 1, &n)) == NULL) {
+            goto error;
+        }
+        u.sorted = sorted->data;
+        u.perm = (const int64_t *)(const void *)perm->data;
+        u.groups = (int64_t *)(void *)groups->data;
+        u.n = n;
+        u.typenum = a->typenum;
+        if (backend_unique_groups(a->backend, &u) < 0 ||
+            transfer_copy(a->backend, &m, u.groups + (n - 1), sizeof(m), DA_COPY_D2H) < 0) {
+            goto error;
+        }
+    }
+    u.m = m;
+    if (((want & SETS_VALUES) &&
+         (out[0] = array_new(a->backend, a->typenum, 1, &m)) == NULL) ||
+        ((want & SETS_INDICES) && (out[1] = array_new(a->backend, DA_INT64, 1, &m)) == NULL) ||
+        ((want & SETS_INVERSE) &&
+         (out[2] = array_new(a->backend, DA_INT64, a->ndim, DA_SHAPE(a))) == NULL) ||
+        ((want & SETS_COUNTS) && (out[3] = array_new(a->backend, DA_INT64, 1, &m)) == NULL)) {
+        goto error;
+    }
+    if (n > 0) {
+        ends_bytes = m * (int64_t)sizeof(int64_t);
+        if ((want & SETS_COUNTS) &&
+            (ends = pool_malloc(a->backend, (size_t)ends_bytes)) == NULL) {
+            goto error;
+        }
+        u.values = out[0] != NULL ? out[0]->data : NULL;
+        u.indices = out[1] != NULL ? (int64_t *)(void *)out[1]->data : NULL;
+        u.inverse = out[2] != NULL ? (int64_t *)(void *)out[2]->data : NULL;
+        u.ends = ends;
+        u.counts = out[3] != NULL ? (int64_t *)(void *)out[3]->data : NULL;
+        if (backend_unique_scatter(a->backend, &u) < 0) {
+            goto error;
+        }
+    }
+    status = 0;
+    goto done;
+
+error:
+    for (k = 0; k < 4; k++) {
+        Py_CLEAR(out[k]);
+    }
+done:
+    if (ends != NULL) {
+        /* stream-ordered: the scatter has been queued before */
+        pool_free(a->backend, ends);
+    }
+    Py_XDECREF(groups);
+    Py_XDECREF(perm);
+    Py_XDECREF(sorted);
+    Py_XDECREF(flat);
+    return status;
+}
+
+/* type(*fields) for the arrays `out` holds, in order; the references
+   move into the result (out[] cleared) or are left for the caller. */
+static PyObject *
+sets_result(PyObject *type, DeviceArrayObject **out)
+{
+    PyObject *args, *result;
+    int k, n = 0;
+
+    for (k = 0; k < 4; k++) {
+        n += out[k] != NULL;
+    }
+    args = PyTuple_New(n);
+    if (args == NULL) {
+        return NULL;
+    }
+    for (k = 0, n = 0; k < 4; k++) {
+        if (out[k] != NULL) {
+            PyTuple_SET_ITEM(args, n++, (PyObject *)out[k]);
+            out[k] = NULL;
+        }
+    }
+    result = PyObject_Call(type, args, NULL);
+    Py_DECREF(args);
+    return result;
+}
+
+static PyObject *
+sets_run(PyObject *x, const char *name, int want, PyObject *type)
+{
+    DeviceArrayObject *out[4];
+    PyObject *result;
+    int k;
+
+    if (sets_unique(x, name, want, out) < 0) {
+        return NULL;
+    }
+    if (type == NULL) {
+        return (PyObject *)out[0];
+    }
+    result = sets_result(type, out);
+    for (k = 0; k < 4; k++) {
+        Py_XDECREF(out[k]);
+    }
+    return result;
+}
+
+static PyObject *
+sets_unique_all(PyObject *Py_UNUSED(module), PyObject *x)
+{
+    return sets_run(x, "unique_all", SETS_VALUES | SETS_INDICES | SETS_INVERSE | SETS_COUNTS,
+                    sets_all_type);
+}
+
+static PyObject *
+sets_unique_counts(PyObject *Py_UNUSED(module), PyObject *x)
+{
+    return sets_run(x, "unique_counts", SETS_VALUES | SETS_COUNTS, sets_counts_type);
+}
+
+static PyObject *
+sets_unique_inverse(PyObject *Py_UNUSED(module), PyObject *x)
+{
+    return sets_run(x, "unique_inverse", SETS_VALUES | SETS_INVERSE, sets_inverse_type);
+}
+
+static PyObject *
+sets_unique_values(PyObject *Py_UNUSED(module), PyObject *x)
+{
+    return sets_run(x, "unique_values", SETS_VALUES, NULL);
+}
+
+static PyMethodDef sets_functions[] = {
+    {"unique_all", sets_unique_all, METH_O,
+     "unique_all(x, /)\n--\n\nThe unique values of x (flattened, sorted), the "
+     "index of each one's first occurrence, the indices into the values that "
+     "rebuild x (shaped like x) and each one's count: "
+     "UniqueAllResult(values, indices, inverse_indices, counts).  Each NaN is "
+     "distinct; -0.0 and +0.0 are one value."},
+    {"unique_counts", sets_unique_counts, METH_O,
+     "unique_counts(x, /)\n--\n\nUniqueCountsResult(values, counts): the unique "
+     "values of x and their counts."},
+    {"unique_inverse", sets_unique_inverse, METH_O,
+     "unique_inverse(x, /)\n--\n\nUniqueInverseResult(values, inverse_indices): "
+     "the unique values of x and the indices into them that rebuild x."},
+    {"unique_values", sets_unique_values, METH_O,
+     "unique_values(x, /)\n--\n\nThe unique values of x, flattened and sorted."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* collections.namedtuple(name, fields, module="devarray"), added to the
+   module under its name. */
+static PyObject *
+sets_make_type(PyObject *module, PyObject *factory, const char *name, const char *fields)
+{
+    PyObject *type = NULL, *kwargs = NULL, *args = NULL;
+
+    kwargs = Py_BuildValue("{ss}", "module", "devarray");
+    args = Py_BuildValue("(ss)", name, fields);
+    if (kwargs != NULL && args != NULL) {
+        type = PyObject_Call(factory, args, kwargs);
+    }
+    Py_XDECREF(kwargs);
+    Py_XDECREF(args);
+    if (type != NULL && PyModule_AddObjectRef(module, name, type) < 0) {
+        Py_CLEAR(type);
+    }
+    return type;
+}
+
+int
+sets_module_init(PyObject *module)
+{
+    PyObject *collections, *factory = NULL;
+    int status = -1;
+
+    collections = PyImport_ImportModule("collections");
+    if (collections == NULL) {
+        return -1;
+    }
+    factory = PyObject_GetAttrString(collections, "namedtuple");
+    if (factory == NULL ||
+        (sets_all_type = sets_make_type(module, factory, "UniqueAllResult",
+                                        "values indices inverse_indices counts")) == NULL ||
+        (sets_counts_type = sets_make_type(module, factory, "UniqueCountsResult",
+                                           "values counts")) == NULL ||
+        (sets_inverse_type = sets_make_type(module, factory, "UniqueInverseResult",
+                                            "values inverse_indices")) == NULL) {
+        goto error;
+    }
+    status = PyModule_AddFunctions(module, sets_functions);
+error:
+    Py_XDECREF(factory);
+    Py_DECREF(collections);
+    return status;
+}
