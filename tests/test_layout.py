@@ -1,11 +1,15 @@
-"""The source layout rules of issue 15, checked so that CI fails when they break.
+"""The source layout rules of issues 15 and 26, checked so that CI fails when
+they break.
 
+- src/ holds module.c and a folder per layer of docs/design.md; a file uses
+  (includes, or calls) files of its own folder and of the layers below it
+  only, never one above: LAYERS, lowest first.
 - No file in src/ or kernels/ is over 800 lines.
 - No cycle of files that include each other: the graph of `#include "x.h"`
-  edges between src/*.[ch] and kernels/* (a quoted name is looked up next to
-  the including file, then in src/ and kernels/, as the compiler's -Isrc
-  -Ikernels do).
-- No cycle of files that call each other: each src/*.c is compiled to an
+  edges between the files of src/ and kernels/ (a quoted name is looked up
+  next to the including file, then in src/ and kernels/, as the compiler's
+  -Isrc -Ikernels do).
+- No cycle of files that call each other: each .c of src/ is compiled to an
   object file, `nm` lists the symbols it defines and the ones it uses, and
   file A depends on file B when A uses a symbol that B defines.  A strongly
   connected component of more than one file is a cycle.
@@ -35,6 +39,15 @@ SOURCE_DIRS = ("src", "kernels")
 MAX_LINES = 800
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
+
+# The layers, lowest first (docs/design.md): the kernels and their launcher
+# interface; dtypes and errors; the kernels' host twins; CUDA, devices,
+# streams, memory and backends; the array object and the machinery of
+# elementwise ops, reductions, copies and views; conversions and exchange;
+# the array API's functions; the type's tables and the Python types; and
+# src/ itself, the module init.
+LAYERS = ("kernels", "src/base", "src/host", "src/runtime", "src/core", "src/interop",
+          "src/ops", "src/api", "src")
 
 
 # ---- the checks, as functions of plain data ---------------------------------
@@ -145,7 +158,7 @@ def describe_cycles(graph, why=None):
 
 
 def include_graph(root):
-    """file -> set of files it includes, for src/*.[ch] and kernels/*, as
+    """file -> set of files it includes, for the files of src/ and kernels/, as
     paths relative to `root`."""
     graph = {}
     for name in _source_files(root):
@@ -217,6 +230,31 @@ def call_graph(symbols):
                     graph[name].add(target)
                     why.setdefault((name, target), set()).add(symbol)
     return graph, why
+
+
+def layer_of(path):
+    """The folder of `path` (src/core/array.c -> src/core), as LAYERS names it."""
+    return os.path.dirname(path) or path
+
+
+def upward_edges(graph, layers=LAYERS):
+    """The edges of `graph` (file -> files it uses) from a layer to a higher
+    one, sorted: [(a, b), ...]."""
+    rank = {layer: i for i, layer in enumerate(layers)}
+    return sorted((a, b) for a, targets in graph.items() for b in targets
+                  if rank[layer_of(b)] > rank[layer_of(a)])
+
+
+def describe_upward(edges, why=None):
+    lines = []
+    for a, b in edges:
+        reason = ""
+        if why is not None and (a, b) in why:
+            names = sorted(why[(a, b)])
+            reason = "  uses " + ", ".join(names[:6]) + (
+                ", ... (%d in all)" % len(names) if len(names) > 6 else "")
+        lines.append("    %s (%s) -> %s (%s)%s" % (a, layer_of(a), b, layer_of(b), reason))
+    return "\n".join(lines)
 
 
 # ---- compiling for the call graph -------------------------------------------
@@ -293,7 +331,27 @@ def test_include_graph_has_no_cycle():
                     "circle:\n" + describe_cycles(graph), pytrace=False)
 
 
-def test_call_graph_has_no_cycle(tmp_path):
+def test_every_folder_is_a_layer():
+    folders = {layer_of(name) for name in _source_files(ROOT)}
+    assert folders <= set(LAYERS), (
+        "folders that are no layer of tests/test_layout.py's LAYERS (place them "
+        "among the layers there and in docs/design.md): %s" % sorted(folders - set(LAYERS)))
+    assert not [name for name in _source_files(ROOT)
+                if layer_of(name) == "src" and name != "src/module.c"], \
+        "only module.c lives in src/ itself; other files go in a layer's folder"
+
+
+def test_include_graph_points_down():
+    graph = include_graph(ROOT)
+    edges = upward_edges(graph)
+    if edges:
+        pytest.fail("includes from a layer to a higher one (LAYERS, lowest first: %s):\n"
+                    % ", ".join(LAYERS) + describe_upward(edges), pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def calls(tmp_path_factory):
+    """(graph, why) of the src/ .c files' calls, compiled once."""
     _require_tools()
     python_include = sysconfig.get_paths()["include"]
     flags = ["-Isrc", "-Ikernels", "-I" + python_include]
@@ -302,14 +360,90 @@ def test_call_graph_has_no_cycle(tmp_path):
         flags += ["-DDEVARRAY_HAVE_CUDA", "-I" + cuda_include]
     sources = [name for name in _source_files(ROOT)
                if name.startswith("src/") and name.endswith(".c")]
-    graph, why = call_graph(compile_symbols(ROOT, sources, str(tmp_path), flags))
+    out = str(tmp_path_factory.mktemp("layout-objects"))
+    return call_graph(compile_symbols(ROOT, sources, out, flags))
+
+
+def test_call_graph_has_no_cycle(calls):
+    graph, why = calls
     if cyclic_components(graph):
-        pytest.fail("src/*.c files that call each other in a circle (a lower "
+        pytest.fail("src/ .c files that call each other in a circle (a lower "
                     "layer calls a higher one; move the function down, or the "
                     "caller up):\n" + describe_cycles(graph, why), pytrace=False)
 
 
+def test_call_graph_points_down(calls):
+    graph, why = calls
+    edges = upward_edges(graph)
+    if edges:
+        pytest.fail("calls from a layer to a higher one (LAYERS, lowest first: %s; "
+                    "move the function down, or the caller up):\n" % ", ".join(LAYERS)
+                    + describe_upward(edges, why), pytrace=False)
+
+
+# Paths into the tree as docs, comments and tests name them: a name of
+# src/, kernels/, tests/, bench/, docs/ or examples/ up to its last word
+# character, not part of a longer path.
+PATH_RE = re.compile(r"(?<![\w/.])((?:src|kernels|tests|bench|docs|examples)/[\w./-]*\w)")
+# files whose paths are examples, not the tree's
+PATH_EXAMPLES = ("tests/test_layout.py",)
+
+
+def missing_paths(root, names):
+    """(file, path) for each path PATH_RE finds in `names` (files relative to
+    root) that exists neither from the root nor beside the file; a glob
+    (the path followed by `*` or `{`) is not a path."""
+    missing = []
+    for name in names:
+        with open(os.path.join(root, name), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        for match in PATH_RE.finditer(text):
+            path = match.group(1)
+            if text[match.end():match.end() + 1] in ("*", "{"):
+                continue
+            if not (os.path.exists(os.path.join(root, path)) or
+                    os.path.exists(os.path.join(root, os.path.dirname(name), path))):
+                missing.append((name, path))
+    return missing
+
+
+def test_paths_named_in_the_tree_exist():
+    """Every path into src/, kernels/, tests/, bench/, docs/ and examples/ that
+    the docs, README, comments and tests name exists (after a file moves, its
+    old path is found here)."""
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: " + listed.stderr.strip())
+    names = [n for n in listed.stdout.split()
+             if n.endswith((".md", ".py", ".pyi", ".c", ".h", ".cu", ".cuh", ".sh", ".toml"))
+             and n not in PATH_EXAMPLES and os.path.exists(os.path.join(ROOT, n))]
+    names.append(".ci/run")
+    missing = missing_paths(ROOT, names)
+    assert not missing, "paths that do not exist:\n" + "\n".join(
+        "    %s: %s" % item for item in missing)
+
+
 # ---- the checks can fail ----------------------------------------------------
+
+
+def test_missing_paths_are_found(tmp_path):
+    (tmp_path / "src" / "core").mkdir(parents=True)
+    (tmp_path / "src" / "core" / "array.c").write_text("")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text(
+        "see src/core/array.c and src/array.c, the src/host/host_*.c files, "
+        "kernels/reduce_{sum,prod}.cu and ../src/core/array.c")
+    assert missing_paths(str(tmp_path), ["docs/a.md"]) == [("docs/a.md", "src/array.c")]
+
+
+def test_upward_edges_are_found():
+    graph = {"src/core/a.c": {"src/runtime/b.h", "src/core/c.h"},
+             "src/runtime/b.h": {"src/api/d.h", "kernels/e.h"},
+             "src/api/d.h": {"src/core/a.c"}, "kernels/e.h": set(),
+             "src/module.c": {"src/api/d.h"}}
+    assert upward_edges(graph) == [("src/runtime/b.h", "src/api/d.h")]
+    assert "src/runtime/b.h (src/runtime) -> src/api/d.h (src/api)" in describe_upward(
+        upward_edges(graph))
 
 
 def test_cycle_detector_finds_cycles():
