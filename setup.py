@@ -119,7 +119,7 @@ def mtime(path):
         return None
 
 
-# The headers the run-time compiler (src/rtc.c) builds fused kernels with.
+# The headers the run-time compiler (src/runtime/rtc.c) builds fused kernels with.
 NVRTC_HEADERS = ["dtypes.h", "ops.h", "ops_int.h", "ops_math.h", "optable.h"]
 
 
@@ -248,7 +248,7 @@ class BuildExt(build_ext):
 
     def embed_nvrtc_headers(self):
         """A C file, in the build directory, holding the op table's headers
-        as strings: src/rtc.c compiles fused kernels with them at run
+        as strings: src/runtime/rtc.c compiles fused kernels with them at run
         time.  Rewritten only when its text changes, so nothing rebuilds
         needlessly."""
         texts = []

@@ -39,8 +39,8 @@ def main():
     with tempfile.TemporaryDirectory() as cache:
         first = timed_load(cache)
         second = timed_load(cache)
-        print("load() of examples/jit/saxpy.cu, fresh cache: first call %.2f s (build), "
-              "new process %.1f ms (cache)" % (first, second * 1e3))
+        print("load() of examples/jit/jitsaxpy/saxpy.cu, fresh cache: first call %.2f s "
+              "(build), new process %.1f ms (cache)" % (first, second * 1e3))
         broken = os.path.join(cache, "broken.cu")
         with open(broken, "w") as f:
             f.write("__global__ void k(float *x) { x[0] = ; }\n")

@@ -131,7 +131,7 @@ class DeviceArray:
         dtype: _DTypeLike | None = None,
         keepdims: builtins.bool = False,
     ) -> DeviceArray: ...
-    # reductions (reduce): src/methods.c
+    # reductions (reduce): src/api/methods.c
     def max(self, axis: _Axis = None, keepdims: builtins.bool = False) -> DeviceArray: ...
     def min(self, axis: _Axis = None, keepdims: builtins.bool = False) -> DeviceArray: ...
     def prod(
@@ -262,7 +262,7 @@ class DeviceArray:
     def __abs__(self) -> DeviceArray: ...
     def __invert__(self) -> DeviceArray: ...
 
-# Creation functions (array API 2024.12; src/creation.c, src/ranges.c).
+# Creation functions (array API 2024.12; src/api/creation.c, src/api/ranges.c).
 # device= takes a devarray.Device or None: None is the default place, or for
 # the *_like functions x's place, for asarray of a DeviceArray its place.
 # to_device copies a buffer-protocol object (or a DeviceArray, to the default
@@ -469,7 +469,7 @@ def sum(
     keepdims: builtins.bool = False,
 ) -> DeviceArray: ...
 
-# Statistical functions (src/statistics.c).
+# Statistical functions (src/ops/statistics.c).
 def prod(
     x: DeviceArray,
     /,
@@ -501,7 +501,7 @@ def count_nonzero(
     x: DeviceArray, /, *, axis: _Axis = None, keepdims: builtins.bool = False
 ) -> DeviceArray: ...
 
-# The array API's namespace names (src/namespace.c, src/dtypefuncs.c).
+# The array API's namespace names (src/api/namespace.c, src/ops/dtypefuncs.c).
 __array_api_version__: builtins.str
 e: float
 inf: float
@@ -570,7 +570,7 @@ def isdtype(
     dtype: DType, kind: _KindName | DType | Tuple[_KindName | DType, ...]
 ) -> builtins.bool: ...
 def result_type(*arrays_and_dtypes: DeviceArray | _DTypeLike | _Scalar) -> DType: ...
-# Manipulation functions (src/view_ops.c: views; src/manipulation.c: copies)
+# Manipulation functions (src/core/view_ops.c: views; src/ops/manipulation.c: copies)
 _Arrays = Union[Tuple["DeviceArray", ...], List["DeviceArray"]]
 _Axes = Union[SupportsIndex, Tuple[SupportsIndex, ...]]
 
@@ -596,7 +596,7 @@ def stack(arrays: _Arrays, /, *, axis: SupportsIndex = 0) -> DeviceArray: ...
 def tile(x: DeviceArray, repetitions: _Axes, /) -> DeviceArray: ...
 def unstack(x: DeviceArray, /, *, axis: SupportsIndex = 0) -> Tuple[DeviceArray, ...]: ...
 
-# Sorting and sets (src/sort.c, src/sets.c; docs/api.md).
+# Sorting and sets (src/ops/sort.c, src/ops/sets.c; docs/api.md).
 def sort(
     x: DeviceArray, /, *, axis: SupportsIndex = -1, descending: builtins.bool = False,
     stable: builtins.bool = True,
@@ -640,7 +640,7 @@ def take_along_axis(
     x: DeviceArray, indices: DeviceArray, /, *, axis: SupportsIndex = -1
 ) -> DeviceArray: ...
 def nonzero(x: DeviceArray, /) -> Tuple[DeviceArray, ...]: ...
-# Scans and searches (src/scan.c, src/search.c).
+# Scans and searches (src/ops/scan.c, src/ops/search.c).
 def cumulative_sum(
     x: DeviceArray, /, *, axis: SupportsIndex | None = None,
     dtype: _DTypeLike | None = None, include_initial: builtins.bool = False,
@@ -738,7 +738,7 @@ def _reconstruct(
     data: bytes, dtype: builtins.str, shape: Tuple[int, ...], backend: _BackendName, /
 ) -> DeviceArray: ...
 
-# Pinned host memory and asynchronous transfers (src/pinned.c; docs/api.md,
+# Pinned host memory and asynchronous transfers (src/interop/pinned.c; docs/api.md,
 # "Pinned host memory").
 @final
 class PinnedBuffer:

@@ -15,7 +15,7 @@ and `to_numpy_dispatch`.  `import devarray` alone never imports this
 module, nor dask (tests/test_dask.py checks it).
 
 dask's functions call NumPy's on each chunk; DeviceArray's
-`__array_function__` and `__array_ufunc__` (src/numpy_protocol.c) run
+`__array_function__` and `__array_ufunc__` (src/api/numpy_protocol.c) run
 devarray's instead, on the chunk's device.  docs/multi-gpu.md lists what
 runs and what does not.
 

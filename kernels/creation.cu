@@ -3,7 +3,7 @@
  * creation kernels behind arange, linspace, tril and triu.
  *
  * Each element is computed by the functions of creation.h, which the host
- * backend (src/host_creation.c) runs too.  The kernels are grid-stride loops
+ * backend (src/host/host_creation.c) runs too.  The kernels are grid-stride loops
  * with one instantiation per compute class (arange: the class's arithmetic,
  * any dtype of it stored through da_store_<class>), per real/complex
  * (linspace) or per itemsize (tril/triu moves bits), which keeps this file

@@ -1,7 +1,7 @@
 /*
  * The element functions of the creation kernels (arange, linspace, tril,
  * triu), shared by kernels/creation.cu and the host twin
- * src/host_creation.c, so that both backends compute the same bits.  The
+ * src/host/host_creation.c, so that both backends compute the same bits.  The
  * descriptors are in launch.h.
  *
  * NumPy rounds after every + and *; a fused multiply-add would round

@@ -1,6 +1,6 @@
 /*
  * devarray's element types, shared by the CUDA kernels (kernels/<name>.cu),
- * the host backend (src/host_kernels.c) and the C core, so that none of them
+ * the host backend (src/host/host_kernels.c) and the C core, so that none of them
  * can drift apart: dtypes, compute classes, and the casts between them.
  *
  * This header is both C11 and CUDA C++.  Everything in it is a static inline
@@ -38,7 +38,7 @@ extern "C" {
 
 /* ---- dtypes ---------------------------------------------------------- */
 
-/* The promotion table in src/dtype.c is indexed by this order. */
+/* The promotion table in src/base/dtype.c is indexed by this order. */
 typedef enum {
     DA_BOOL = 0,
     DA_INT8,

@@ -27,7 +27,7 @@
  *     each operand's dtype is switched per element by da_load_<class> (the
  *     same branch in every thread), byte offsets come from the 64-bit
  *     linear index, divided in 32 bits when the problem fits.  Element for
- *     element it is the host's strided loop (src/host_kernels.c).
+ *     element it is the host's strided loop (src/host/host_kernels.c).
  * Grids are grid-stride loops (dispatch.cuh sizes them).
  *
  * The instantiation plan (docs/design.md, "Kernels"): the kernels of the

@@ -85,7 +85,7 @@ split_aligned(const char *const *arrays, const int *itemsizes, int narrays, int6
 }
 
 /* The dtype an op's loop stores for operands of dtype `typenum` (optable.h:
-   SAME, BOOL, REAL), as the core resolves it (src/ufunc.c). */
+   SAME, BOOL, REAL), as the core resolves it (src/ops/ufunc.c). */
 static __host__ __device__ constexpr int
 result_typenum(int result, int typenum)
 {

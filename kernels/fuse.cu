@@ -1,7 +1,7 @@
 /*
- * da_cuda_fuse (kernels/launch.h): a fused elementwise program (src/fuse.c
+ * da_cuda_fuse (kernels/launch.h): a fused elementwise program (src/api/fuse.c
  * traces it) run by one precompiled interpreter kernel, with no compiler
- * at run time.  src/host_fuse.c is its host twin, instruction for
+ * at run time.  src/host/host_fuse.c is its host twin, instruction for
  * instruction.
  *
  * The plan (docs/fusion.md says why):
@@ -383,7 +383,7 @@ block_combine(int key, da_scalar acc)
 /* The program's results reduced: each thread combines its elements in
    order (read from out_typenum into the accumulator class as reduce.cuh's
    to_accumulator reads an element), then the block; partials[blockIdx.x]
-   holds the block's.  The order is not CUB's: src/fuse.c runs this only
+   holds the block's.  The order is not CUB's: src/api/fuse.c runs this only
    for integer and bool accumulators, where no order changes the bits. */
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
 fuse_reduce_kernel(const __grid_constant__ da_fuse f, int key, int cls, da_scalar *partials)

@@ -18,7 +18,7 @@
  *   - nonzero: DeviceSelect::Flagged over a counting iterator gives the
  *     linear indices of the true elements, unravelled into one array per
  *     dimension by a small kernel (none for one dimension).
- * src/host_gather.c is the reference.
+ * src/host/host_gather.c is the reference.
  */
 #include <stdint.h>
 

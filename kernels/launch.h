@@ -3,12 +3,12 @@
  *
  * Two implementations with identical semantics:
  *   - kernels/<name>.cu  da_cuda_*  (extern "C" launchers around CUDA kernels)
- *   - src/host_kernels.c da_host_* (plain C loops, the host backend and the
+ *   - src/host/host_kernels.c da_host_* (plain C loops, the host backend and the
  *                                   reference for every kernel)
- *   - src/host_creation.c           the host twin of kernels/creation.cu
- *   - src/host_scan.c               the host twin of kernels/scan.cu and
+ *   - src/host/host_creation.c           the host twin of kernels/creation.cu
+ *   - src/host/host_scan.c               the host twin of kernels/scan.cu and
  *                                   kernels/search.cu
- *   - src/host_gather.c             the host twin of kernels/gather.cu
+ *   - src/host/host_gather.c             the host twin of kernels/gather.cu
  *
  * The core does all checking, broadcasting and allocation before it calls in:
  * launchers get valid pointers, shapes and types and only compute.  They
@@ -360,7 +360,7 @@ int da_host_argreduce(int op, int typenum, const void *in, int64_t *out,
                       int64_t nsegments, int64_t seglen);
 int da_host_searchsorted(const da_searchsorted *s);
 
-/* ---- indexing by arrays (index: kernels/gather.cu, src/host_gather.c) ---- */
+/* ---- indexing by arrays (index: kernels/gather.cu, src/host/host_gather.c) ---- */
 
 /* What da_*_gather does with the elements it addresses. */
 enum { DA_GATHER_READ, DA_GATHER_WRITE, DA_GATHER_CHECK };
@@ -436,7 +436,7 @@ int da_host_sort(const da_sort *s, int64_t *temp);
 int da_host_unique_groups(const da_unique *u);
 int da_host_unique_scatter(const da_unique *u);
 
-/* reduce: src/host_reduce.c */
+/* reduce: src/host/host_reduce.c */
 int da_host_reduce(const da_reduce *r);
 
 #ifdef DEVARRAY_HAVE_CUDA
@@ -485,10 +485,10 @@ cudaError_t da_cuda_reduce(void *temp, size_t *temp_bytes, const da_reduce *r,
                            cudaStream_t stream);
 #endif
 
-/* ---- fusion (fuse): kernels/fuse.cu, src/host_fuse.c -------------------- */
+/* ---- fusion (fuse): kernels/fuse.cu, src/host/host_fuse.c -------------------- */
 
 /*
- * A fused elementwise program (src/fuse.c traces it): registers hold values
+ * A fused elementwise program (src/api/fuse.c traces it): registers hold values
  * of a compute class (dtypes.h), each normalised to the dtype it stands for
  * exactly as storing it to memory and loading it back would (so a register
  * of dtype int8 holds a truncated int64).  Per element:

@@ -1,6 +1,6 @@
 /*
  * da_cuda_matmul (kernels/launch.h): matmul for the dtypes cuBLAS does not
- * multiply (bool, the integers, float16); src/cublas.c runs the others.
+ * multiply (bool, the integers, float16); src/runtime/cublas.c runs the others.
  *
  * A classic shared-memory tiled product: a block of kTile x kTile threads
  * computes a kTile x kTile tile of one output matrix, stepping over the
@@ -8,7 +8,7 @@
  * of b into shared memory (each thread one element of each, converted to
  * the accumulator once), then every thread adds the kTile products of its
  * row and column.  The products of each output element are summed in order
- * p = 0, 1, ..., k - 1, as src/host_matmul.c does, so both backends give
+ * p = 0, 1, ..., k - 1, as src/host/host_matmul.c does, so both backends give
  * the same bits (float16 included: it accumulates in float32 and rounds
  * once when stored; the build has --fmad=false).
  *
@@ -134,7 +134,7 @@ da_cuda_matmul(const da_matmul *g, cudaStream_t stream)
         case DA_FLOAT64:
         case DA_COMPLEX64:
         case DA_COMPLEX128:
-            return cudaErrorInvalidValue; /* cuBLAS's (src/cublas.c) */
+            return cudaErrorInvalidValue; /* cuBLAS's (src/runtime/cublas.c) */
         default:
             return da::matmul_launch<da::matmul_uint>(g, stream);
     }

@@ -2,8 +2,8 @@
  * The elementwise ops: the one place where an op is defined.  Everything
  * else is generated from the two tables below: the op enum, the element
  * functions, the CUDA kernels and host loops that both backends instantiate
- * (kernels/elementwise.cu, src/host_kernels.c), the type resolution of the
- * Python functions and their registration as devarray.<name> (src/ufunc.c).
+ * (kernels/elementwise.cu, src/host/host_kernels.c), the type resolution of the
+ * Python functions and their registration as devarray.<name> (src/ops/ufunc.c).
  * docs/design.md walks through adding an op.
  *
  * DA_FOR_EACH_OP(X): one row per op, X(ID, name, nin, rule, doc):
@@ -46,7 +46,7 @@
 #include "ops_int.h"
 #include "ops_math.h"
 /* DA_NO_COMPLEX_LOOPS: the table without its complex rows, for the
-   run-time compiler (src/jit.c), which has no thrust to build them with. */
+   run-time compiler (src/runtime/jit.c), which has no thrust to build them with. */
 #ifndef DA_NO_COMPLEX_LOOPS
 #include "ops_complex.h"
 #endif

@@ -1,6 +1,6 @@
 /*
  * The orders argmax/argmin and searchsorted compare class values in,
- * shared by kernels/scan.cu, kernels/search.cu and src/host_scan.c so the
+ * shared by kernels/scan.cu, kernels/search.cu and src/host/host_scan.c so the
  * backends cannot disagree.  C11 and CUDA C++; static inline, cannot fail.
  *
  *   da_<class>_order_nan(a)  a is NaN (complex: either part is), as NumPy's

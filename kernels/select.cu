@@ -14,7 +14,7 @@
  *     from the linear index (div/mod per dimension but the outermost), and
  *     only the chosen input is read.
  * Both have a 32-bit index variant, used when size < 2^31, and a 64-bit
- * one beyond.  src/host_select.c is the reference.
+ * one beyond.  src/host/host_select.c is the reference.
  */
 #include <stdint.h>
 #include <string.h>

@@ -231,7 +231,7 @@ tiled_kernel(const __grid_constant__ da_elementwise e, const tile_args a)
 }
 
 /* Whether op has a tiled kernel: the binary ops and COPY (casts).  A unary
-   op's result takes its input's layout (src/elementwise.c), so it only
+   op's result takes its input's layout (src/core/elementwise.c), so it only
    transposes when it writes in place into another layout; those stay on
    the strided route rather than doubling the kernels of every unary op. */
 static __host__ __device__ constexpr bool

@@ -1,6 +1,6 @@
 /*
  * The transposing route of the elementwise launchers, shared by
- * kernels/transpose.cuh (the tiled CUDA kernels) and src/host_kernels.c
+ * kernels/transpose.cuh (the tiled CUDA kernels) and src/host/host_kernels.c
  * (their host twin, blocked loops): which problems take it.
  *
  * A problem transposes when, after the core's merging (the output's

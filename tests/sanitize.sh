@@ -12,12 +12,13 @@
 # UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=0 lists every undefined-
 # behaviour report instead of stopping at the first.
 #
-# How: setup.py compiles src/*.c with DEVARRAY_SANITIZE=address,undefined
-# (-fsanitize=... -fno-omit-frame-pointer) and DEVARRAY_DEBUG=1 (-O0 -g,
-# assertions on).  CFLAGS=-fno-wrapv undoes the -fwrapv of Python's own
-# CFLAGS, which would hide signed overflow from UBSan: devarray's C code does
-# not rely on it (kernels/ops.h wraps integers in unsigned arithmetic on purpose), so
-# a signed overflow it reports is a real bug.  The interpreter is not
+# How: setup.py compiles the .c files of src/ with
+# DEVARRAY_SANITIZE=address,undefined (-fsanitize=... -fno-omit-frame-pointer)
+# and DEVARRAY_DEBUG=1 (-O0 -g, assertions on).  CFLAGS=-fno-wrapv undoes the
+# -fwrapv of Python's own CFLAGS, which would hide signed overflow from
+# UBSan: devarray's C code does not rely on it (kernels/ops.h wraps integers
+# in unsigned arithmetic on purpose), so a signed overflow it reports is a
+# real bug.  The interpreter is not
 # instrumented, so gcc's libasan is preloaded (it has to come first).
 # PYTHONMALLOC=malloc sends Python's small allocations (the PyMem_Malloc
 # blocks of conversions, objects) through malloc, where ASan sees them.  Leak

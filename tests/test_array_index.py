@@ -1,5 +1,5 @@
-"""Indexing by arrays (src/array_index.c, src/take.c, kernels/gather.cu,
-src/host_gather.c) against NumPy on random data, on both backends:
+"""Indexing by arrays (src/ops/array_index.c, src/ops/take.c, kernels/gather.cu,
+src/host/host_gather.c) against NumPy on random data, on both backends:
 integer arrays, lists and boolean masks in __getitem__ and __setitem__
 (alone, broadcast together, combined with ints, slices, None and Ellipsis,
 adjacent or not), take, take_along_axis and nonzero, for every dtype, with

@@ -1,4 +1,4 @@
-"""devarray.fuse's run-time compiler (src/jit.c, src/nvrtc.c).
+"""devarray.fuse's run-time compiler (src/runtime/jit.c, src/runtime/rtc.c).
 
 Everywhere the build has CUDA (CI included, no GPU needed): every op's
 generated kernel compiles with NVRTC.  On a GPU: compiled kernels give the

@@ -1,5 +1,5 @@
-"""The layout of elementwise results (src/elementwise.c's result order,
-array_new_ordered in src/array.c): NumPy's K order, checked by `strides`
+"""The layout of elementwise results (src/core/elementwise.c's result order,
+array_new_ordered in src/core/array.c): NumPy's K order, checked by `strides`
 and values against NumPy on both backends, for permuted, F-order, sliced,
 negative-stride, broadcast, 0-d and empty operands of every op family
 (unary, binary, comparison, where, clip, astype, copy), and the values of

@@ -1,5 +1,5 @@
-"""devarray.matmul / @ (src/linalg.c; cuBLAS through src/cublas.c, the
-tiled kernel of kernels/matmul.cu, the host loop of src/host_matmul.c),
+"""devarray.matmul / @ (src/ops/linalg.c; cuBLAS through src/runtime/cublas.c, the
+tiled kernel of kernels/matmul.cu, the host loop of src/host/host_matmul.c),
 matrix_transpose, tensordot and vecdot against NumPy on random data, on
 both backends: every dtype, mixed dtypes, 1-D promotion, broadcast batches,
 empty and k == 0 products, and the layouts that go to BLAS as they are

@@ -177,7 +177,7 @@ def test_one_element_decides(backend, rng, dt):
                                 "uint32", "int64", "uint64"])
 def test_any_integers_by_byte(backend, rng, dt):
     """any() of contiguous integers reads their bytes as bools when the
-    reduced elements are adjacent (src/reduce.c): a value whose only nonzero
+    reduced elements are adjacent (src/core/reduce.c): a value whose only nonzero
     byte is any one of its bytes (the sign byte included) counts, as does
     every byte value; the other layouts (axis 0, a strided view) cast
     first and must agree."""

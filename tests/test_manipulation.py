@@ -1,4 +1,4 @@
-"""The manipulation functions (src/view_ops.c, src/manipulation.c) against
+"""The manipulation functions (src/core/view_ops.c, src/ops/manipulation.c) against
 NumPy 2 on random data and random shapes (0-d and 0-size included), on both
 backends: values, shapes and dtypes, and for the functions that give views
 in NumPy, the same strides and the same byte offset into the same memory."""

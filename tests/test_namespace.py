@@ -1,5 +1,5 @@
-"""The array API's namespace names (src/namespace.c, src/dtypefuncs.c,
-src/deviceobject.c): __array_api_version__, the constants, Device,
+"""The array API's namespace names (src/api/namespace.c, src/ops/dtypefuncs.c,
+src/interop/deviceobject.c): __array_api_version__, the constants, Device,
 __array_namespace_info__, and the data type functions astype, can_cast,
 finfo, iinfo, isdtype and result_type, against NumPy 2 on every dtype (and
 pair, and triple), with arrays on both backends."""

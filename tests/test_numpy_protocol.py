@@ -1,5 +1,5 @@
 """NumPy's functions and ufuncs on DeviceArrays (__array_function__,
-__array_ufunc__; src/numpy_protocol.c): devarray's run, on the device, and
+__array_ufunc__; src/api/numpy_protocol.c): devarray's run, on the device, and
 agree with NumPy; nothing is computed on a host copy."""
 
 import pytest

@@ -1,5 +1,5 @@
-"""Pinned host memory and asynchronous transfers (src/pinned.c, src/transfer.c,
-src/host_out.c): devarray.empty_pinned and PinnedBuffer, to_device of
+"""Pinned host memory and asynchronous transfers (src/interop/pinned.c, src/runtime/transfer.c,
+src/interop/host_out.c): devarray.empty_pinned and PinnedBuffer, to_device of
 page-locked memory, to_host(out=..., blocking=False).  On both backends
 (the host backend has the same API with plain memory and plain copies);
 every round trip is checked byte for byte on random data.  The misuses are

@@ -1,5 +1,5 @@
 """devarray.unique_all, unique_counts, unique_inverse, unique_values
-(src/sets.c on the sort of src/sort.c; kernels/sort.cu, src/host_sort.c)
+(src/ops/sets.c on the sort of src/ops/sort.c; kernels/sort.cu, src/host/host_sort.c)
 against numpy.unique with equal_nan=False (the standard's rule: every NaN
 distinct, -0.0 and +0.0 one value) on random data, on both backends:
 every dtype (complex sorted by real part, then imaginary, as NumPy), 0-d,

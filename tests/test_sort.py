@@ -1,5 +1,5 @@
-"""devarray.sort and devarray.argsort (src/sort.c, kernels/sort.cu,
-src/host_sort.c) against NumPy's stable sort on random data, on both
+"""devarray.sort and devarray.argsort (src/ops/sort.c, kernels/sort.cu,
+src/host/host_sort.c) against NumPy's stable sort on random data, on both
 backends: every real dtype and bool, every axis of several shapes (empty,
 one element, long single rows for CUDA's radix route, many short rows for
 its segmented route), non-contiguous and reversed views, ties (integers

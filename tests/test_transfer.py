@@ -1,4 +1,4 @@
-"""Host <-> device transfers (src/buffer_in.c, sequence_in.c, host_out.c,
+"""Host <-> device transfers (src/interop/buffer_in.c, sequence_in.c, host_out.c,
 scalar.c, repr.c): buffer-protocol objects and nested sequences in; NumPy
 arrays, filled buffers, lists, scalars and text out.  Every round trip is
 checked byte for byte on random data, and every inference and error against

@@ -31,7 +31,7 @@ def np_floor_divide(a, b):
 
 # function name -> (NumPy's function, the operator or None).  Operators of
 # the functions added for the array API are the DeviceArray protocol's
-# (tests/test_operators.py); here only those that existed with the table.
+# (tests/test_object.py); here only those that existed with the table.
 BINARY = {
     "add": (np.add, operator.add),
     "subtract": (np.subtract, operator.sub),

@@ -1,4 +1,4 @@
-"""devarray.where (src/select.c, kernels/select.cu, src/host_select.c)
+"""devarray.where (src/ops/select.c, kernels/select.cu, src/host/host_select.c)
 against numpy.where on random data, on both backends: every result dtype,
 promotion of mixed dtypes and of weak Python scalars, broadcasting of all
 three operands (0-d and 0-size shapes included), strided and reversed

@@ -81,7 +81,7 @@ done < <(cd "$root" && {
 })
 [ "${#missing[@]}" -eq 0 ] || fail "the sdist lacks: ${missing[*]}"
 say "sdist $(basename "$sdist"): $(megabytes "$(stat -c %s "$sdist")"), $(wc -l < "$work/sdist.list") entries;" \
-    "$(grep -c '^src/.*\.c$' "$work/sdist.list") src/*.c, $(grep -c '^kernels/.' "$work/sdist.list") kernels/ files; the wheel was built from it"
+    "$(grep -c '^src/.*\.c$' "$work/sdist.list") .c files of src/, $(grep -c '^kernels/.' "$work/sdist.list") kernels/ files; the wheel was built from it"
 
 # ---- 2. repair and look inside -----------------------------------------------
 "$work/tools/bin/auditwheel" show "$wheel" 2>/dev/null | sed 's/^/  /'

@@ -3,7 +3,7 @@
  * DeviceArrays and Python scalars made of elementwise ops (and at most one
  * final reduction) once per kind of arguments, and runs it as one kernel
  * (compiled at run time by jit.c, else the interpreter of kernels/fuse.cu;
- * src/host_fuse.c on the host) with the unfused chain's results, bit for
+ * src/host/host_fuse.c on the host) with the unfused chain's results, bit for
  * bit.
  */
 #ifndef DEVARRAY_SRC_FUSE_H_

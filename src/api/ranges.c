@@ -6,7 +6,7 @@
  * two elements are start and start + step stored in the dtype, the others
  * first + i * (second - first) in the dtype's class (NumPy's fill);
  * linspace is numpy.linspace's formula in float64 or complex128.  The
- * kernels (kernels/creation.cu, host twin src/host_creation.c) compute
+ * kernels (kernels/creation.cu, host twin src/host/host_creation.c) compute
  * every element on the array's backend; nothing is copied in.
  */
 #include "api/ranges.h"

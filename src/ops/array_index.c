@@ -10,7 +10,7 @@
  * dimension it covers), all broadcast together and made C-contiguous.  The
  * broadcast block goes where the array indices were when they (and the
  * integers among them) are adjacent in the key, else first: NumPy's rule.
- * One gather (kernels/gather.cu, src/host_gather.c) then reads or writes
+ * One gather (kernels/gather.cu, src/host/host_gather.c) then reads or writes
  * the elements, checking every index on the device; a word read back says
  * whether one was out of bounds, and the call raises IndexError.
  *

@@ -5,7 +5,7 @@
  * array of the result dtype (NumPy casts the input to the result dtype
  * before it accumulates, so the kernels see one dtype; bool and narrow
  * integers are then widened to 64 bits, scan_work_dtype), then the backend
- * scans its rows (kernels/scan.cu, src/host_scan.c).  The scan runs in
+ * scans its rows (kernels/scan.cu, src/host/host_scan.c).  The scan runs in
  * place when that copy is ours; the rows go back to the result through a
  * permuted view.  include_initial writes the identity at index 0 of the
  * axis and the scan into the view [1:] of it.

@@ -4,7 +4,7 @@
  * argmax/argmin make the input "nsegments contiguous segments" (the
  * flattened array for axis=None, else the axis moved last, scan.h) and the
  * backend finds each segment's first extreme, the first NaN winning
- * (kernels/scan.cu, src/host_scan.c).  An empty segment is NumPy's
+ * (kernels/scan.cu, src/host/host_scan.c).  An empty segment is NumPy's
  * ValueError.
  *
  * searchsorted brings x1 and x2 to their promoted dtype, contiguous, and

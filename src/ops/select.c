@@ -8,7 +8,7 @@
  * result dtype (a cast copy only where the dtype differs; the condition
  * to bool, nonzero as true, as NumPy; a scalar converted once to the
  * result dtype's bytes), then one launch of the select kernel
- * (kernels/select.cu, src/host_select.c), which moves bits.
+ * (kernels/select.cu, src/host/host_select.c), which moves bits.
  *
  * Ownership: the cast copies are new references held for the call and
  * released at its one exit; the result is new.  Nothing goes through the

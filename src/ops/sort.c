@@ -2,7 +2,7 @@
  * devarray.sort and devarray.argsort.
  *
  * The sorted axis is moved last and the input made C-contiguous (no copy
- * when it already is), so the launcher (kernels/sort.cu, src/host_sort.c)
+ * when it already is), so the launcher (kernels/sort.cu, src/host/host_sort.c)
  * sees nsegments rows of seglen elements.  When the axis is the last one
  * the outputs are written in place; otherwise they are sorted into
  * contiguous temporaries and copied back through the transposed view of

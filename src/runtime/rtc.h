@@ -1,5 +1,5 @@
 /*
- * NVRTC, CUDA's run-time compiler, for src/jit.c: found at first use
+ * NVRTC, CUDA's run-time compiler, for src/runtime/jit.c: found at first use
  * ($DEVARRAY_NVRTC, then dynlib.h's search: the loader, the
  * nvidia-cuda-nvrtc wheel, the toolkits), never at import; accepted only
  * when it is the CUDA release devarray was built with (the device math
