@@ -182,7 +182,53 @@ def test_functions_named_exist():
     assert not missing, "names the docs use that devarray lacks: %s" % missing
 
 
+LINK_RE = re.compile(r"\]\((?P<page>[\w./-]*\.md)?#(?P<anchor>[\w-]+)\)")
+HEADING_RE = re.compile(r"^#{1,6} (.+)$", re.M)
+
+
+def anchor_of(heading):
+    """The anchor GitHub gives a heading: lower case, backticks and
+    punctuation dropped, spaces to hyphens."""
+    text = heading.strip().lower().replace("`", "")
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def broken_links(pages):
+    """(page, link) for each `[..](page.md#anchor)` or `[..](#anchor)` in
+    `pages` (name -> text) whose page has no heading with that anchor;
+    pages outside `pages` are read from disk beside the linking page."""
+    broken = []
+    for page, text in pages.items():
+        for match in LINK_RE.finditer(text):
+            target = os.path.normpath(os.path.join(os.path.dirname(page), match.group("page")
+                                                   or os.path.basename(page)))
+            if target in pages:
+                target_text = pages[target]
+            elif os.path.exists(os.path.join(ROOT, target)):
+                with open(os.path.join(ROOT, target), encoding="utf-8") as f:
+                    target_text = f.read()
+            else:
+                broken.append((page, match.group(0)))
+                continue
+            anchors = {anchor_of(h) for h in HEADING_RE.findall(target_text)}
+            if match.group("anchor") not in anchors:
+                broken.append((page, match.group(0)))
+    return broken
+
+
+def test_links_to_headings_exist():
+    """Every link to a heading (page.md#anchor) finds that heading."""
+    broken = broken_links(dict(_page_texts()))
+    assert not broken, "links to headings that do not exist: %s" % broken
+
+
 # ---- the checks can fail -------------------------------------------------------
+
+
+def test_a_broken_link_is_found():
+    pages = {"docs/a.md": "# Title\n## The `x` rule (b)\nsee [r](#the-x-rule-b), "
+                          "[t](a.md#title) and [gone](#nothing)\n"}
+    assert broken_links(pages) == [("docs/a.md", "](#nothing)")]
 
 def test_blocks_and_directives_are_read():
     text = ('<!-- test {"setup": "x = 1", "continues": true} -->\n'
