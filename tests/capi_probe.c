@@ -70,6 +70,24 @@ probe_null_view(PyObject *Py_UNUSED(module), PyObject *obj)
     Py_RETURN_NONE;
 }
 
+/* The extents of the tuple `shape_obj` into `shape` (room for 40: more than
+   DEVARRAY_MAXDIMS, so that the API's own check is what refuses too many);
+   the count, or -1 with an exception. */
+static int
+probe_shape(PyObject *shape_obj, int64_t *shape)
+{
+    int ndim, i;
+    if (!PyTuple_Check(shape_obj) || PyTuple_GET_SIZE(shape_obj) > 40) {
+        PyErr_SetString(PyExc_ValueError, "probe: shape must be a tuple of at most 40");
+        return -1;
+    }
+    ndim = (int)PyTuple_GET_SIZE(shape_obj);
+    for (i = 0; i < ndim; i++) {
+        shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape_obj, i));
+    }
+    return PyErr_Occurred() ? -1 : ndim;
+}
+
 /* empty(shape, dtype): DevArray_Empty; shape None passes a NULL pointer
    with ndim given by a third argument. */
 static PyObject *
@@ -77,25 +95,15 @@ probe_empty(PyObject *Py_UNUSED(module), PyObject *args)
 {
     PyObject *shape_obj;
     int64_t shape[40];
-    int dtype, ndim = 0, i;
+    int dtype, ndim = 0;
     if (!PyArg_ParseTuple(args, "Oi|i", &shape_obj, &dtype, &ndim)) {
         return NULL;
     }
     if (shape_obj == Py_None) {
         return DevArray_Empty(ndim, NULL, dtype);
     }
-    ndim = (int)PyTuple_Size(shape_obj);
-    if (ndim < 0 || ndim > 40) {
-        PyErr_SetString(PyExc_ValueError, "probe: shape must be a tuple of at most 40");
-        return NULL;
-    }
-    for (i = 0; i < ndim; i++) {
-        shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape_obj, i));
-    }
-    if (PyErr_Occurred()) {
-        return NULL;
-    }
-    return DevArray_Empty(ndim, shape, dtype);
+    ndim = probe_shape(shape_obj, shape);
+    return ndim < 0 ? NULL : DevArray_Empty(ndim, shape, dtype);
 }
 
 /* empty_on(shape, dtype, device): DevArray_EmptyOn. */
@@ -103,23 +111,13 @@ static PyObject *
 probe_empty_on(PyObject *Py_UNUSED(module), PyObject *args)
 {
     PyObject *shape_obj;
-    int64_t shape[DEVARRAY_MAXDIMS];
-    int dtype, device, ndim, i;
-    if (!PyArg_ParseTuple(args, "O!ii", &PyTuple_Type, &shape_obj, &dtype, &device)) {
+    int64_t shape[40];
+    int dtype, device, ndim;
+    if (!PyArg_ParseTuple(args, "Oii", &shape_obj, &dtype, &device)) {
         return NULL;
     }
-    ndim = (int)PyTuple_GET_SIZE(shape_obj);
-    if (ndim > DEVARRAY_MAXDIMS) {
-        PyErr_SetString(PyExc_ValueError, "probe: shape must be a tuple of at most 32");
-        return NULL;
-    }
-    for (i = 0; i < ndim; i++) {
-        shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape_obj, i));
-    }
-    if (PyErr_Occurred()) {
-        return NULL;
-    }
-    return DevArray_EmptyOn(ndim, shape, dtype, device);
+    ndim = probe_shape(shape_obj, shape);
+    return ndim < 0 ? NULL : DevArray_EmptyOn(ndim, shape, dtype, device);
 }
 
 /* wrap(owner, data, shape, strides_or_None, dtype, device, readonly). */
