@@ -223,8 +223,7 @@ def _wait_for_writers(x):
 def _check_place(header):
     """RuntimeError, saying what to do, for a CUDA chunk where CUDA is not
     available (before devarray's own error, which says only that)."""
-    if header["device"] == "cuda" and not any(
-            d.type == "cuda" for d in devarray.__array_namespace_info__().devices()):
+    if header["device"] == "cuda" and devarray.device_count() == 0:
         raise RuntimeError(
             "a DeviceArray chunk of the CUDA backend reached a process where CUDA is "
             "not available; bring chunks back as NumPy arrays "

@@ -183,8 +183,9 @@ capi_empty_on(int ndim, const int64_t *shape, int dtype, int device)
         return NULL;
     }
     /* active afterwards, as after DevArray_GetView: the caller's launches
-       and DevArray_CurrentStream() are that device's */
-    if (device_check_ordinal(device) < 0 || device_activate(DA_BACKEND_CUDA, device) < 0) {
+       and DevArray_CurrentStream() are that device's (device_activate
+       checks the ordinal) */
+    if (device_activate(DA_BACKEND_CUDA, device) < 0) {
         return NULL;
     }
     return (PyObject *)array_new(DA_BACKEND_CUDA, dtype, ndim, shape);

@@ -349,7 +349,6 @@ streamobject_resolve(PyObject *obj, int default_device, uintptr_t *handle, int *
     }
 #ifdef DEVARRAY_HAVE_CUDA
     if (!device_cuda_available()) {
-        *handle = 0;
         return 0;
     }
     if (device_activate(DA_BACKEND_CUDA, *device) < 0) {
@@ -357,10 +356,6 @@ streamobject_resolve(PyObject *obj, int default_device, uintptr_t *handle, int *
     }
     if (obj == Py_None) {
         *handle = (uintptr_t)stream_current_on(*device);
-    }
-#else
-    if (obj == Py_None) {
-        *handle = 0;
     }
 #endif
     return 0;

@@ -134,8 +134,9 @@ typedef struct {
 
 static small_slab small_slabs[SMALL_MAX_SLABS];
 static int small_nslabs = 0;
-/* each device's legacy stream's list, with room for every block of its
-   slabs; slabs per device, and bytes handed out per device */
+/* each device's legacy stream's list (its device set by pool_module_init),
+   with room for every block of its slabs; slabs per device, and bytes
+   handed out per device */
 static small_list small_legacy[DA_DEVICE_MAX];
 static int small_device_slabs[DA_DEVICE_MAX];
 static size_t small_in_use[DA_DEVICE_MAX];
@@ -153,7 +154,6 @@ small_current_list(void)
     int device = device_active(DA_BACKEND_CUDA);
     int i;
     if (entry->handle == (cudaStream_t)0) {
-        small_legacy[device].device = device;
         return &small_legacy[device];
     }
     if (!entry->owned || entry->capturing) {
@@ -496,5 +496,11 @@ static PyMethodDef pool_methods[] = {
 int
 pool_module_init(PyObject *module)
 {
+#ifdef DEVARRAY_HAVE_CUDA
+    int device;
+    for (device = 0; device < DA_DEVICE_MAX; device++) {
+        small_legacy[device].device = device;
+    }
+#endif
     return PyModule_AddFunctions(module, pool_methods);
 }

@@ -15,7 +15,7 @@
 #include "base/common.h"
 #include "runtime/device.h"
 
-/* Add _memory_in_use() to `module`. */
+/* Set up the small-block lists and add _memory_in_use() to `module`. */
 int pool_module_init(PyObject *module);
 
 /* Allocate `nbytes` (may be 0: returns a non-NULL dummy that must still be
