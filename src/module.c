@@ -42,6 +42,7 @@
 /* pinned host memory and asynchronous transfers */
 #include "interop/pinned.h"
 #include "api/fuse.h"
+#include "api/memory.h"
 #include "runtime/jit.h"
 
 static PyObject *
@@ -118,8 +119,9 @@ PyInit__core(void)
     if (module == NULL) {
         return NULL;
     }
+    pool_init();
     if (cuda_error_module_init(module) < 0 || device_module_init(module) < 0 ||
-        pool_module_init(module) < 0 || backend_module_init(module) < 0 ||
+        memory_module_init(module) < 0 || backend_module_init(module) < 0 ||
         dtypeobject_module_init(module) < 0 || deviceobject_module_init(module) < 0 ||
         array_module_init(module) < 0 ||
         arraytype_module_init(module) < 0 || hostbuffer_module_init(module) < 0 ||

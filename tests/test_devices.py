@@ -231,11 +231,11 @@ def test_cross_backend_operands_name_both_places(gpu, rng):
         devarray.where(h > 0, h, a)
 
 
-def test_memory_in_use_takes_an_ordinal(gpu):
-    before = _core._memory_in_use(0)
+def test_memory_stats_take_an_ordinal(gpu):
+    before = devarray.memory_stats(0)["in_use_bytes"]
     d = devarray.zeros(1 << 20, dtype="uint8", device=0)
-    assert _core._memory_in_use(0) >= before + d.nbytes
-    assert _core._memory_in_use() == _core._memory_in_use(START)
+    assert devarray.memory_stats(0)["in_use_bytes"] >= before + d.nbytes
+    assert devarray.memory_stats()["in_use_bytes"] == devarray.memory_stats(START)["in_use_bytes"]
     exc, message = ordinal_error()
     with pytest.raises(exc, match=message):
-        _core._memory_in_use(COUNT)
+        devarray.memory_stats(COUNT)

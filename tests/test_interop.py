@@ -155,7 +155,7 @@ def memory_settles(start, timeout=10.0):
     while True:
         gc.collect()
         devarray.synchronize()
-        used = _core._memory_in_use()
+        used = devarray.memory_stats()["in_use_bytes"]
         if used == start or time.monotonic() > deadline:
             return used
         time.sleep(0.05)
@@ -517,10 +517,10 @@ def test_unconsumed_capsule_releases_its_array(backend, rng, max_version):
 
 def test_copy_capsule_memory_is_freed(gpu, rng):
     d = devarray.to_device(random_array(rng, (256, 256), "float64"))
-    start = memory_settles(_core._memory_in_use())
+    start = memory_settles(devarray.memory_stats()["in_use_bytes"])
     capsule = d.__dlpack__(copy=True)
     devarray.synchronize()
-    assert _core._memory_in_use() >= start + d.nbytes
+    assert devarray.memory_stats()["in_use_bytes"] >= start + d.nbytes
     del capsule
     assert memory_settles(start) == start
 
@@ -1184,7 +1184,7 @@ def test_exchanges_do_not_leak(gpu, request, kind):
     dtype = "float32" if kind == "jax" else "float64"
     # warm up: library initialisation may allocate once
     _exchange(kind, libs, devarray.ones((4, 4), dtype=dtype))
-    start = memory_settles(_core._memory_in_use())
+    start = memory_settles(devarray.memory_stats()["in_use_bytes"])
     for i in range(200):
         _exchange_and_check(kind, libs, dtype, float(i), check=i % 50 == 0)
     assert memory_settles(start) == start

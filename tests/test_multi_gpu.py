@@ -40,6 +40,10 @@ def two_gpus():
 DTYPES = ["bool", "int8", "int64", "float32", "float64", "complex128"]
 
 
+def in_use(device=None):
+    return devarray.memory_stats(device)["in_use_bytes"]
+
+
 def on(device, a):
     return devarray.asarray(a, device=device)
 
@@ -185,23 +189,23 @@ def test_current_device_places_new_arrays(rng):
 def test_frees_run_on_the_arrays_device(rng):
     """Dropping arrays of either device while the other is current frees
     them there: the memory comes back and both devices keep working."""
-    before = _core._memory_in_use(1)
+    before = in_use(1)
     with devarray.Device(0):
         xs = [devarray.ones(1 << 18, device=1) for _ in range(8)]
         del xs
         gc.collect()
         devarray.synchronize()
-    assert _core._memory_in_use(1) <= before + (1 << 16)
+    assert in_use(1) <= before + (1 << 16)
     assert_values(devarray.ones(4, device=1) + 1, np.full(4, 2.0))
 
 
 def test_pools_are_per_device():
-    base0, base1 = _core._memory_in_use(0), _core._memory_in_use(1)
+    base0, base1 = in_use(0), in_use(1)
     d = devarray.empty(1 << 22, dtype="uint8", device=1)
-    assert _core._memory_in_use(1) >= base1 + d.nbytes
-    assert _core._memory_in_use(0) < base0 + d.nbytes
+    assert in_use(1) >= base1 + d.nbytes
+    assert in_use(0) < base0 + d.nbytes
     with devarray.Device(1):
-        assert _core._memory_in_use() == _core._memory_in_use(1)
+        assert in_use() == in_use(1)
 
 
 def test_streams_are_per_device(rng):
@@ -288,12 +292,12 @@ def test_cross_device_operands_raise(rng, name):
 def test_cross_device_errors_leak_nothing(rng):
     x, y = on(0, np.ones(1024)), on(1, np.ones(1024))
     devarray.synchronize()
-    before = (_core._memory_in_use(0), _core._memory_in_use(1))
+    before = (in_use(0), in_use(1))
     for _ in range(200):
         with pytest.raises(ValueError):
             x + y
     gc.collect()
-    assert (_core._memory_in_use(0), _core._memory_in_use(1)) == before
+    assert (in_use(0), in_use(1)) == before
 
 
 # ---- the current device's stream, pickles, the C API and DLPack's exchange --------
@@ -383,9 +387,9 @@ def test_small_arrays_on_every_device(rng, device):
     a = random_array(rng, (64,), "float64")          # 512 bytes
     with devarray.Device(device):
         devarray.synchronize()
-        base = _core._memory_in_use()
+        base = in_use()
         smalls = [devarray.asarray(a) * k for k in range(16)]
-        assert _core._memory_in_use() >= base + 16 * 512
+        assert in_use() >= base + 16 * 512
         s = devarray.Stream()
         with s:
             on_stream = [devarray.asarray(a) + k for k in range(16)]
@@ -401,7 +405,7 @@ def test_small_arrays_on_every_device(rng, device):
     gc.collect()
     with devarray.Device(device):
         devarray.synchronize()
-        assert _core._memory_in_use() == base
+        assert in_use() == base
         again = [devarray.asarray(a) - k for k in range(16)]
     for k, d in enumerate(again):
         assert_values(d, a - k)
@@ -413,12 +417,43 @@ def test_out_of_memory_on_one_device_leaves_every_device_usable(rng):
     last = COUNT - 1
     a = random_array(rng, (1000,), "float64")
     devarray.synchronize()
-    before = [_core._memory_in_use(d) for d in DEVICES]
+    before = [in_use(d) for d in DEVICES]
     with pytest.raises(MemoryError, match="on CUDA device %d" % last):
         devarray.empty(1 << 50, dtype="uint8", device=last)
-    assert [_core._memory_in_use(d) for d in DEVICES] == before
+    assert [in_use(d) for d in DEVICES] == before
     for device in DEVICES:
         assert_values(on(device, a) * 2, a * 2)
+
+
+def test_memory_stats_and_limits_are_per_device(rng):
+    """A limit on the last device refuses there only; the counts, the peak
+    and a release of one device leave the others' alone."""
+    last = COUNT - 1
+    a = random_array(rng, (1 << 16,), "float64")     # 512 KiB
+    x = on(last, a)
+    devarray.synchronize()
+    others = [devarray.memory_stats(d) for d in DEVICES if d != last]
+    devarray.set_memory_limit(in_use(last) + a.nbytes + 4096, device=last)
+    try:
+        y = x + 1                                    # fits
+        with pytest.raises(MemoryError, match="on CUDA device %d: its memory limit" % last):
+            x * 2
+        assert_values(on(0, a) * 2, a * 2)           # device 0 has no limit
+        assert devarray.memory_stats(0)["limit_bytes"] is None
+    finally:
+        devarray.set_memory_limit(None, device=last)
+    assert_values(y, a + 1)
+    big = devarray.empty(64 << 20, dtype="uint8", device=last)
+    del big
+    devarray.reset_peak_memory(last)
+    devarray.release_memory(last)
+    assert devarray.memory_stats(last)["peak_bytes"] == in_use(last)
+    gc.collect()
+    devarray.synchronize()
+    for d, before in zip([d for d in DEVICES if d != last], others):
+        after = devarray.memory_stats(d)
+        assert after["in_use_bytes"] == before["in_use_bytes"]
+        assert after["held_bytes"] >= before["held_bytes"]
 
 
 FAILING_DEVICE = """

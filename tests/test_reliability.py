@@ -63,7 +63,7 @@ def memory_in_use():
     and after collecting garbage another test left behind)."""
     gc.collect()
     devarray.synchronize()
-    return _core._memory_in_use()
+    return devarray.memory_stats()["in_use_bytes"]
 
 
 def check_works(backend):
@@ -1204,7 +1204,7 @@ def test_no_leaks_over_many_operations(backend, rng):
             "refs": sys.gettotalrefcount() if hasattr(sys, "gettotalrefcount") else 0,
             "traced": tracemalloc.get_traced_memory()[0],
             "malloc": _malloc_in_use(),
-            "device": _core._memory_in_use(),
+            "device": devarray.memory_stats()["in_use_bytes"],
         }
 
     # warm up, then two halves: a leak grows in both, while a one-time
@@ -1272,7 +1272,7 @@ CAP = 200 * GiB          # never ask for more than this in all
 
 def in_use():
     devarray.synchronize()
-    return _core._memory_in_use()
+    return devarray.memory_stats()["in_use_bytes"]
 
 def fill(chunk, held, limit):
     # allocate `chunk`-byte arrays until MemoryError; return that error

@@ -74,6 +74,7 @@ array_alloc(int ndim)
     }
     a->data = NULL;
     a->alloc = NULL;
+    a->alloc_nbytes = 0;
     a->birth = 0;
     a->base = NULL;
     a->weakreflist = NULL;
@@ -101,7 +102,8 @@ array_new(int backend, int typenum, int ndim, const int64_t *shape)
     if (a == NULL) {
         return NULL;
     }
-    a->alloc = pool_malloc(backend, (size_t)DA_NBYTES(a));
+    a->alloc_nbytes = (size_t)DA_NBYTES(a);
+    a->alloc = pool_malloc(backend, a->alloc_nbytes);
     if (a->alloc == NULL) {
         Py_DECREF(a);
         return NULL;
@@ -208,7 +210,8 @@ array_dealloc(DeviceArrayObject *self)
         PyObject_ClearWeakRefs((PyObject *)self);
     }
     if (self->alloc != NULL) {
-        pool_free_array(self->backend, self->device, self->alloc, self->birth);
+        pool_free_array(self->backend, self->device, self->alloc, self->alloc_nbytes,
+                        self->birth);
     }
     Py_XDECREF(self->base);
     PyObject_Free(self);

@@ -24,6 +24,7 @@ typedef struct {
     PyObject_VAR_HEAD
     char *data;
     void *alloc;
+    size_t alloc_nbytes; /* the size `alloc` was allocated with */
     PyObject *base;
     PyObject *weakreflist;
     int64_t size;

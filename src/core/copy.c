@@ -97,7 +97,7 @@ copy_to_backend(DeviceArrayObject *a, int typenum, int backend)
     DeviceArrayObject *contiguous = NULL, *moved = NULL;
     PyObject *result = NULL;
     void *staging = NULL;
-    size_t nbytes;
+    size_t nbytes = 0;
 
     if (typenum < 0) {
         typenum = a->typenum;
@@ -132,7 +132,7 @@ copy_to_backend(DeviceArrayObject *a, int typenum, int backend)
     }
     moved = NULL;
 error:
-    pool_free(DA_BACKEND_HOST, staging);
+    pool_free(DA_BACKEND_HOST, staging, nbytes);
     Py_XDECREF(moved);
     Py_XDECREF(contiguous);
     return result;

@@ -98,7 +98,7 @@ buffer_in_gather(const Py_buffer *view, int src_typenum, int typenum, int backen
                                   strides);
 done:
     if (staging != NULL) {
-        pool_free(backend, staging);
+        pool_free(backend, staging, (size_t)span);
     }
     if (status < 0) {
         Py_CLEAR(result);

@@ -41,7 +41,7 @@ static int
 sets_unique(PyObject *x, const char *name, int want, DeviceArrayObject **out)
 {
     DeviceArrayObject *a, *flat = NULL, *sorted = NULL, *perm = NULL, *groups = NULL;
-    int64_t n, m = 0, ends_bytes;
+    int64_t n, m = 0, ends_bytes = 0;
     int64_t *ends = NULL;
     da_unique u;
     int k, status = -1;
@@ -119,7 +119,7 @@ error:
 done:
     if (ends != NULL) {
         /* stream-ordered: the scatter has been queued before */
-        pool_free(a->backend, ends);
+        pool_free(a->backend, ends, (size_t)ends_bytes);
     }
     Py_XDECREF(groups);
     Py_XDECREF(perm);

@@ -130,7 +130,7 @@ backend_reduce(int backend, const da_reduce *r)
 {
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
-        size_t temp_bytes = 0;
+        size_t temp_bytes = 0, temp_alloc = 0;
         void *temp = NULL;
         /* the operand's device, made active by the caller */
         void **scratch = &reduce_scratch[device_active(DA_BACKEND_CUDA)];
@@ -149,10 +149,11 @@ backend_reduce(int backend, const da_reduce *r)
         else if ((temp = pool_malloc(DA_BACKEND_CUDA, temp_bytes)) == NULL) {
             return -1;
         }
+        temp_alloc = temp_bytes;
         err = da_cuda_reduce(temp, &temp_bytes, r, stream);
         if (temp != *scratch) {
             /* stream-ordered free: the reduction finishes first */
-            pool_free(DA_BACKEND_CUDA, temp);
+            pool_free(DA_BACKEND_CUDA, temp, temp_alloc);
         }
         return err == cudaSuccess ? 0 : cuda_error_raise(err, "reduction kernel");
     }
@@ -220,7 +221,7 @@ typedef cudaError_t (*backend_two_phase_fn)(void *temp, size_t *temp_bytes,
 static int
 backend_two_phase(backend_two_phase_fn fn, const void *args, const char *what)
 {
-    size_t temp_bytes = 0;
+    size_t temp_bytes = 0, temp_alloc;
     void *temp;
     cudaStream_t stream = stream_current();
     cudaError_t err = fn(NULL, &temp_bytes, args, stream);
@@ -229,11 +230,12 @@ backend_two_phase(backend_two_phase_fn fn, const void *args, const char *what)
         return cuda_error_raise(err, what);
     }
     /* never NULL, even for 0 bytes: a NULL temp would be a sizing call */
-    if ((temp = pool_malloc(DA_BACKEND_CUDA, temp_bytes)) == NULL) {
+    temp_alloc = temp_bytes;
+    if ((temp = pool_malloc(DA_BACKEND_CUDA, temp_alloc)) == NULL) {
         return -1;
     }
     err = fn(temp, &temp_bytes, args, stream);
-    pool_free(DA_BACKEND_CUDA, temp);
+    pool_free(DA_BACKEND_CUDA, temp, temp_alloc);
     return err == cudaSuccess ? 0 : cuda_error_raise(err, what);
 }
 
@@ -318,7 +320,7 @@ backend_searchsorted(int backend, da_searchsorted *s)
         if (err == cudaSuccess && s->sorter != NULL) {
             /* the bounds of sorter are known only on the device */
             if (stream_check_sync("searchsorted with a sorter") < 0) {
-                pool_free(DA_BACKEND_CUDA, flag);
+                pool_free(DA_BACKEND_CUDA, flag, sizeof(int));
                 s->bad = NULL;
                 return -1;
             }
@@ -329,7 +331,7 @@ backend_searchsorted(int backend, da_searchsorted *s)
             }
             Py_END_ALLOW_THREADS
         }
-        pool_free(DA_BACKEND_CUDA, flag);
+        pool_free(DA_BACKEND_CUDA, flag, sizeof(int));
         s->bad = NULL;
         if (err != cudaSuccess) {
             return cuda_error_raise(err, "searchsorted kernel");
@@ -381,7 +383,7 @@ backend_gather(int backend, int mode, da_gather *g, int32_t *bad)
     status = transfer_copy(backend, bad, word, sizeof(int32_t), DA_COPY_D2H);
 done:
     g->bad = NULL;
-    pool_free(backend, word);
+    pool_free(backend, word, sizeof(int32_t));
     return status;
 }
 
@@ -399,7 +401,8 @@ backend_count_true(int backend, const uint8_t *flags, int64_t n, int64_t *count)
             return cuda_error_raise(err, "count (temporary storage query)");
         }
         /* the count's word first, CUB's storage after it at 256 bytes */
-        if ((temp = pool_malloc(DA_BACKEND_CUDA, 256 + temp_bytes)) == NULL) {
+        const size_t temp_alloc = 256 + temp_bytes;
+        if ((temp = pool_malloc(DA_BACKEND_CUDA, temp_alloc)) == NULL) {
             return -1;
         }
         err = da_cuda_count_true(temp + 256, &temp_bytes, flags, n, (int64_t *)temp, stream);
@@ -410,7 +413,7 @@ backend_count_true(int backend, const uint8_t *flags, int64_t n, int64_t *count)
             status = transfer_copy(DA_BACKEND_CUDA, count, temp, sizeof(int64_t),
                                    DA_COPY_D2H);
         }
-        pool_free(DA_BACKEND_CUDA, temp);
+        pool_free(DA_BACKEND_CUDA, temp, temp_alloc);
         return status;
     }
 #else
@@ -521,7 +524,7 @@ backend_sort(int backend, const da_sort *s)
         return -1;
     }
     status = da_host_sort(s, temp);
-    pool_free(DA_BACKEND_HOST, temp);
+    pool_free(DA_BACKEND_HOST, temp, 2 * (size_t)s->seglen * sizeof(int64_t));
     return status != 0 ? host_contract_error("sort") : 0;
 }
 

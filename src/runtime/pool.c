@@ -2,10 +2,11 @@
  * Memory for arrays: see pool.h.
  *
  * Ownership: a block from pool_malloc belongs to the caller until it hands
- * it to pool_free (or pool_free_array) with the same backend.  This file
- * owns the small-block slabs, which are never returned, their free list, and
- * the frees deferred to the end of a graph capture; all are global, like the
- * device they live on, and touched with the GIL held.
+ * it to pool_free (or pool_free_array) with the same backend and size.  This
+ * file owns the small-block slabs (returned only by pool_release), their free
+ * lists, the frees deferred to the end of a graph capture, and each place's
+ * usage counts; all are global, like the device they live on, and touched
+ * with the GIL held.
  *
  * Streams: a block is allocated on the current stream and freed on the
  * current stream of whoever frees it, after stream_order_free has made that
@@ -34,6 +35,16 @@ static _Alignas(64) char zero_size_block[64];
    faults instead of 16384, which otherwise cost more than the arithmetic. */
 #define HOST_HUGE_THRESHOLD ((size_t)4 << 20)
 #define HOST_HUGE_ALIGNMENT ((size_t)2 << 20)
+
+/* Each CUDA device's usage, then the host's. */
+#define HOST_USAGE DA_DEVICE_MAX
+static pool_usage usages[DA_DEVICE_MAX + 1];
+
+static pool_usage *
+usage_slot(int backend, int device)
+{
+    return &usages[backend == DA_BACKEND_CUDA ? device : HOST_USAGE];
+}
 
 #ifdef DEVARRAY_HAVE_CUDA
 
@@ -134,12 +145,10 @@ typedef struct {
 
 static small_slab small_slabs[SMALL_MAX_SLABS];
 static int small_nslabs = 0;
-/* each device's legacy stream's list (its device set by pool_module_init),
-   with room for every block of its slabs; slabs per device, and bytes
-   handed out per device */
+/* each device's legacy stream's list (its device set by pool_init), with
+   room for every block of its slabs; slabs per device */
 static small_list small_legacy[DA_DEVICE_MAX];
 static int small_device_slabs[DA_DEVICE_MAX];
-static size_t small_in_use[DA_DEVICE_MAX];
 /* the devarray.Streams' lists, of any device */
 static small_list small_lists[SMALL_MAX_LISTS];
 static int small_nlists = 0;
@@ -227,7 +236,6 @@ small_malloc(small_list *list)
             list->blocks[list->n++] = slab + (k - 1) * SMALL_BLOCK_BYTES;
         }
     }
-    small_in_use[device] += SMALL_BLOCK_BYTES;
     return list->blocks[--list->n];
 }
 
@@ -261,7 +269,6 @@ small_put_back(void *ptr, uint64_t birth)
         (void)cudaGetLastError();
     }
     list->blocks[list->n++] = ptr;
-    small_in_use[device] -= SMALL_BLOCK_BYTES;
 }
 
 void
@@ -293,50 +300,90 @@ pool_forget_stream(cudaStream_t stream)
 
 #endif /* DEVARRAY_HAVE_CUDA */
 
+/* MemoryError when `nbytes` more would take `usage` past its limit. */
+static int
+usage_check_limit(const pool_usage *usage, int backend, size_t nbytes)
+{
+    char place[32];
+    if ((uint64_t)nbytes <= usage->limit &&
+        usage->in_use <= usage->limit - (uint64_t)nbytes) {
+        return 0;
+    }
+    if (backend == DA_BACKEND_CUDA) {
+        PyOS_snprintf(place, sizeof(place), "CUDA device %d",
+                      device_active(DA_BACKEND_CUDA));
+    }
+    else {
+        PyOS_snprintf(place, sizeof(place), "the host");
+    }
+    PyErr_Format(PyExc_MemoryError,
+                 "could not allocate %zu bytes on %s: its memory limit is "
+                 "%llu bytes (devarray.set_memory_limit), %llu of them in use",
+                 nbytes, place, (unsigned long long)usage->limit,
+                 (unsigned long long)usage->in_use);
+    return -1;
+}
+
+static void *
+host_malloc(size_t nbytes)
+{
+    size_t alignment =
+        nbytes >= HOST_HUGE_THRESHOLD ? HOST_HUGE_ALIGNMENT : HOST_ALIGNMENT;
+    void *ptr;
+    /* aligned_alloc wants a multiple of the alignment */
+    if (nbytes > SIZE_MAX - alignment) {
+        return PyErr_NoMemory();
+    }
+    ptr = aligned_alloc(alignment, (nbytes + alignment - 1) / alignment * alignment);
+    if (ptr == NULL) {
+        PyErr_Format(PyExc_MemoryError,
+                     "out of host memory: could not allocate %zu bytes", nbytes);
+        return NULL;
+    }
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (alignment == HOST_HUGE_ALIGNMENT) {
+        /* advice only: failure just means ordinary pages */
+        (void)madvise(ptr, (nbytes + alignment - 1) / alignment * alignment,
+                      MADV_HUGEPAGE);
+    }
+#endif
+    return ptr;
+}
+
 void *
 pool_malloc(int backend, size_t nbytes)
 {
-    void *ptr;
+    pool_usage *usage;
+    void *ptr = NULL;
 
     if (nbytes == 0) {
         return zero_size_block;
+    }
+    usage = usage_slot(backend, device_active(backend));
+    if (usage_check_limit(usage, backend, nbytes) < 0) {
+        return NULL;
     }
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
         small_list *list = nbytes <= SMALL_BLOCK_BYTES ? small_current_list() : NULL;
         if (list != NULL) {
             ptr = small_malloc(list);
-            if (ptr != NULL || PyErr_Occurred()) {
-                return ptr;
+            if (ptr == NULL && PyErr_Occurred()) {
+                return NULL;
             }
         }
-        return cuda_malloc(nbytes);
-    }
-#else
-    (void)backend;
-#endif
-    {
-        size_t alignment =
-            nbytes >= HOST_HUGE_THRESHOLD ? HOST_HUGE_ALIGNMENT : HOST_ALIGNMENT;
-        /* aligned_alloc wants a multiple of the alignment */
-        if (nbytes > SIZE_MAX - alignment) {
-            return PyErr_NoMemory();
-        }
-        ptr = aligned_alloc(alignment,
-                            (nbytes + alignment - 1) / alignment * alignment);
-        if (ptr == NULL) {
-            PyErr_Format(PyExc_MemoryError,
-                         "out of host memory: could not allocate %zu bytes",
-                         nbytes);
+        if (ptr == NULL && (ptr = cuda_malloc(nbytes)) == NULL) {
             return NULL;
         }
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-        if (alignment == HOST_HUGE_ALIGNMENT) {
-            /* advice only: failure just means ordinary pages */
-            (void)madvise(ptr, (nbytes + alignment - 1) / alignment * alignment,
-                          MADV_HUGEPAGE);
-        }
+    }
+    else
 #endif
+    if ((ptr = host_malloc(nbytes)) == NULL) {
+        return NULL;
+    }
+    usage->in_use += nbytes;
+    if (usage->in_use > usage->peak) {
+        usage->peak = usage->in_use;
     }
     return ptr;
 }
@@ -347,6 +394,7 @@ pool_malloc(int backend, size_t nbytes)
    streams, so they run when the capture ends. */
 typedef struct {
     void *ptr;
+    size_t nbytes;
     uint64_t birth;
     int device;
 } pool_deferred_free;
@@ -357,7 +405,7 @@ static size_t pool_ndeferred = 0, pool_deferred_cap = 0;
    context is already broken, and the next call that can raise will say
    so. */
 static void
-pool_cuda_free(void *ptr, uint64_t birth, int device)
+pool_cuda_free(void *ptr, size_t nbytes, uint64_t birth, int device)
 {
     /* on the block's device and its current stream there, whatever this
        thread is running now (a deallocation can happen in any op) */
@@ -373,6 +421,7 @@ pool_cuda_free(void *ptr, uint64_t birth, int device)
             (void)cudaGetLastError();
         }
     }
+    usages[device].in_use -= nbytes;
     device_restore(DA_BACKEND_CUDA, previous);
 }
 
@@ -381,9 +430,9 @@ pool_release_deferred(void)
 {
     while (pool_ndeferred > 0) {
         pool_ndeferred--;
-        pool_cuda_free(pool_deferred[pool_ndeferred].ptr,
-                       pool_deferred[pool_ndeferred].birth,
-                       pool_deferred[pool_ndeferred].device);
+        const pool_deferred_free *deferred = &pool_deferred[pool_ndeferred];
+        pool_cuda_free(deferred->ptr, deferred->nbytes, deferred->birth,
+                       deferred->device);
     }
 }
 #else
@@ -394,7 +443,7 @@ pool_release_deferred(void)
 #endif
 
 void
-pool_free_array(int backend, int device, void *ptr, uint64_t birth)
+pool_free_array(int backend, int device, void *ptr, size_t nbytes, uint64_t birth)
 {
     if (ptr == NULL || ptr == (void *)zero_size_block) {
         return;
@@ -413,13 +462,11 @@ pool_free_array(int backend, int device, void *ptr, uint64_t birth)
                 pool_deferred = grown;
                 pool_deferred_cap = cap;
             }
-            pool_deferred[pool_ndeferred].ptr = ptr;
-            pool_deferred[pool_ndeferred].birth = birth;
-            pool_deferred[pool_ndeferred].device = device;
-            pool_ndeferred++;
+            pool_deferred[pool_ndeferred++] =
+                (pool_deferred_free){ptr, nbytes, birth, device};
             return;
         }
-        pool_cuda_free(ptr, birth, device);
+        pool_cuda_free(ptr, nbytes, birth, device);
         return;
     }
 #else
@@ -427,15 +474,17 @@ pool_free_array(int backend, int device, void *ptr, uint64_t birth)
     (void)birth;
 #endif
     (void)device;
+    usages[HOST_USAGE].in_use -= nbytes;
     free(ptr);
 }
 
 void
-pool_free(int backend, void *ptr)
+pool_free(int backend, void *ptr, size_t nbytes)
 {
     if (ptr == NULL || ptr == (void *)zero_size_block) {
         return;
     }
+    usage_slot(backend, device_active(backend))->in_use -= nbytes;
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
         /* a temporary, used only on the current stream */
@@ -453,54 +502,191 @@ pool_free(int backend, void *ptr)
     free(ptr);
 }
 
-/* ---- module-level functions ---------------------------------------------- */
+/* ---- usage: what devarray.memory_stats and friends see ------------------- */
 
-/* _memory_in_use(device=None): the current device's pool by default */
-static PyObject *
-pool_py_memory_in_use(PyObject *Py_UNUSED(module), PyObject *args)
-{
-    int device = device_current(DA_BACKEND_CUDA);
-
-    if (!PyArg_ParseTuple(args, "|i:_memory_in_use", &device)) {
-        return NULL;
-    }
-    if (!device_cuda_available()) {
-        return PyLong_FromLong(0);
-    }
-    if (device_check_ordinal(device) < 0) {
-        return NULL;
-    }
 #ifdef DEVARRAY_HAVE_CUDA
-    {
-        uint64_t used = 0;
+static int
+small_compare_bases(const void *a, const void *b)
+{
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    return (x > y) - (x < y);
+}
+
+/* The index in sorted `bases[0..n)` of the slab holding `block`. */
+static size_t
+small_slab_of(char *const *bases, size_t n, const char *block)
+{
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (bases[mid] <= block) {
+            lo = mid;
+        }
+        else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* Drop from the lists of `device` the blocks of slabs marked in `unused`
+   (sorted `bases[0..n)`). */
+static void
+small_drop_blocks(int device, char *const *bases, size_t n, const char *unused)
+{
+    int i;
+    for (i = -1; i < small_nlists; i++) {
+        small_list *list = i < 0 ? &small_legacy[device] : &small_lists[i];
+        size_t k, kept = 0;
+        if (list->device != device) {
+            continue;
+        }
+        for (k = 0; k < list->n; k++) {
+            if (!unused[small_slab_of(bases, n, list->blocks[k])]) {
+                list->blocks[kept++] = list->blocks[k];
+            }
+        }
+        list->n = kept;
+    }
+}
+
+/* cudaFree the slabs of `device` (idle) whose every block is free.  0, or -1
+   with an exception. */
+static int
+small_release_slabs(int device)
+{
+    size_t n = 0, k;
+    char **bases = NULL;
+    size_t *free_blocks = NULL;
+    char *unused = NULL;
+    int i, result = -1;
+
+    if (small_device_slabs[device] == 0) {
+        return 0;
+    }
+    bases = PyMem_RawMalloc(sizeof(char *) * (size_t)small_device_slabs[device]);
+    free_blocks = PyMem_RawCalloc((size_t)small_device_slabs[device], sizeof(size_t));
+    unused = PyMem_RawCalloc((size_t)small_device_slabs[device], 1);
+    if (bases == NULL || free_blocks == NULL || unused == NULL) {
+        PyErr_NoMemory();
+        goto error;
+    }
+    for (i = 0; i < small_nslabs; i++) {
+        if (small_slabs[i].device == device) {
+            bases[n++] = small_slabs[i].base;
+        }
+    }
+    qsort(bases, n, sizeof(char *), small_compare_bases);
+    for (i = -1; i < small_nlists; i++) {
+        const small_list *list = i < 0 ? &small_legacy[device] : &small_lists[i];
+        if (list->device == device) {
+            for (k = 0; k < list->n; k++) {
+                free_blocks[small_slab_of(bases, n, list->blocks[k])]++;
+            }
+        }
+    }
+    for (k = 0; k < n; k++) {
+        unused[k] = free_blocks[k] == SMALL_BLOCKS_PER_SLAB;
+    }
+    /* off the lists first: a slab that then fails to free is leaked, never
+       handed out twice */
+    small_drop_blocks(device, bases, n, unused);
+    for (i = small_nslabs - 1; i >= 0; i--) {
+        small_slab slab = small_slabs[i];
+        if (slab.device != device || !unused[small_slab_of(bases, n, slab.base)]) {
+            continue;
+        }
+        small_slabs[i] = small_slabs[--small_nslabs];
+        small_device_slabs[device]--;
+        CUDA_ERROR_CHECK(cudaFree(slab.base));
+    }
+    result = 0;
+error:
+    PyMem_RawFree(bases);
+    PyMem_RawFree(free_blocks);
+    PyMem_RawFree(unused);
+    return result;
+}
+#endif /* DEVARRAY_HAVE_CUDA */
+
+int
+pool_usage_of(int backend, int device, pool_usage *usage)
+{
+    *usage = *usage_slot(backend, device);
+    usage->held = usage->in_use;
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        uint64_t reserved = 0;
         cudaMemPool_t cuda_pool = device_cuda_pool(device); /* so named in the
                                                                CUDAError message */
         CUDA_ERROR_CHECK(cudaMemPoolGetAttribute(cuda_pool,
-                                                 cudaMemPoolAttrUsedMemCurrent, &used));
-        return PyLong_FromUnsignedLongLong(used + small_in_use[device]);
+                                                 cudaMemPoolAttrReservedMemCurrent,
+                                                 &reserved));
+        usage->held = reserved + (uint64_t)small_device_slabs[device] * SMALL_SLAB_BYTES;
     }
+#endif
+    return 0;
+#ifdef DEVARRAY_HAVE_CUDA
 error:
-    return NULL;
-#else
-    return PyLong_FromLong(0);
+    return -1;
 #endif
 }
 
-static PyMethodDef pool_methods[] = {
-    {"_memory_in_use", pool_py_memory_in_use, METH_VARARGS,
-     "Bytes of device memory held by live arrays on a CUDA device (the "
-     "current one by default): pool allocations and small blocks."},
-    {NULL, NULL, 0, NULL},
-};
+void
+pool_reset_peak(int backend, int device)
+{
+    pool_usage *usage = usage_slot(backend, device);
+    usage->peak = usage->in_use;
+}
+
+void
+pool_set_limit(int backend, int device, uint64_t limit)
+{
+    usage_slot(backend, device)->limit = limit;
+}
 
 int
-pool_module_init(PyObject *module)
+pool_release(int backend, int device)
 {
 #ifdef DEVARRAY_HAVE_CUDA
-    int device;
-    for (device = 0; device < DA_DEVICE_MAX; device++) {
-        small_legacy[device].device = device;
+    cudaError_t err;
+    if (backend != DA_BACKEND_CUDA) {
+        return 0;
+    }
+    if (stream_check_sync("releasing cached memory") < 0 ||
+        device_activate(DA_BACKEND_CUDA, device) < 0) {
+        return -1;
+    }
+    /* blocks freed in stream order return to the pool, and small blocks are
+       unused, only once the device has finished its work */
+    Py_BEGIN_ALLOW_THREADS
+    err = cudaDeviceSynchronize();
+    Py_END_ALLOW_THREADS
+    if (err != cudaSuccess) {
+        return cuda_error_raise(err, "cudaDeviceSynchronize");
+    }
+    err = cudaMemPoolTrimTo(device_cuda_pool(device), 0);
+    if (err != cudaSuccess) {
+        return cuda_error_raise(err, "cudaMemPoolTrimTo");
+    }
+    return small_release_slabs(device);
+#else
+    (void)backend;
+    (void)device;
+    return 0;
+#endif
+}
+
+void
+pool_init(void)
+{
+    int place;
+    for (place = 0; place <= DA_DEVICE_MAX; place++) {
+        usages[place].limit = UINT64_MAX;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    for (place = 0; place < DA_DEVICE_MAX; place++) {
+        small_legacy[place].device = place;
     }
 #endif
-    return PyModule_AddFunctions(module, pool_methods);
 }
