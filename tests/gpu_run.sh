@@ -19,7 +19,8 @@
 # Several GPUs: the suite requires them all (DEVARRAY_REQUIRE_GPUS), runs a
 # second time with device 1 current (DEVARRAY_TEST_DEVICE=1), and the
 # examples' engines run on every GPU; the dask stack comes from wheels in
-# .whl-dask when the machine has no dask (tests/dask_wheels.sh).
+# .whl-dask when the machine has no dask, and UCX's from .whl-ucx when it is
+# there too (tests/dask_wheels.sh).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -41,7 +42,7 @@ if [ "${gpus:-0}" -ge 2 ]; then
 fi
 if [ -d .whl-dask ] && ! python3 -c "import distributed" 2>/dev/null; then
     python3 -m pip install -q --no-index --no-deps --no-compile --target build/dask-site \
-        .whl-dask/*.whl
+        .whl-dask/*.whl $(ls .whl-ucx/*.whl 2>/dev/null)
     export PYTHONPATH=$PWD/build/dask-site${PYTHONPATH:+:$PYTHONPATH}
 fi
 
