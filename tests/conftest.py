@@ -88,6 +88,16 @@ def _using(name):
 
 
 @pytest.fixture(autouse=True)
+def _backend_kept():
+    """A test that changes the default backend gives it back: the next test
+    in this process would run on the wrong one."""
+    before = _current_backend()
+    yield
+    assert _current_backend() == before, "the test left the default backend %r" % (
+        _current_backend(),)
+
+
+@pytest.fixture(autouse=True)
 def _test_device():
     """Device DEVARRAY_TEST_DEVICE current for the test, when it is set."""
     if not TEST_DEVICE:

@@ -244,13 +244,17 @@ def test_asarray_refuses_copy_false_for_python_objects(backend):
 
 
 def test_asarray_copy_false_shares_numpy_on_host(rng):
+    saved = devarray.backend()
     devarray.set_backend("host")
-    a = random_array(rng, (4, 3), "float64")
-    d = devarray.asarray(a, copy=False)
-    d += 1
-    assert_values(np.asarray(a), host(d))
-    with pytest.raises(ValueError, match="copy"):
-        devarray.asarray(a, dtype="float32", copy=False)
+    try:
+        a = random_array(rng, (4, 3), "float64")
+        d = devarray.asarray(a, copy=False)
+        d += 1
+        assert_values(np.asarray(a), host(d))
+        with pytest.raises(ValueError, match="copy"):
+            devarray.asarray(a, dtype="float32", copy=False)
+    finally:
+        devarray.set_backend(saved)
 
 
 @pytest.mark.parametrize("value", [True, 0, -7, 2 ** 63 - 1, 1.5, -0.0, 1 + 2j])

@@ -431,6 +431,7 @@ def test_memory_stats_and_limits_are_per_device(rng):
     last = COUNT - 1
     a = random_array(rng, (1 << 16,), "float64")     # 512 KiB
     x = on(last, a)
+    gc.collect()
     devarray.synchronize()
     others = [devarray.memory_stats(d) for d in DEVICES if d != last]
     devarray.set_memory_limit(in_use(last) + a.nbytes + 4096, device=last)
