@@ -97,12 +97,11 @@ def same(block):
 
 
 def release_memory():
-    """Give cached device memory back between the libraries' runs: CuPy's
-    pool keeps freed blocks; devarray's stream-ordered pool trims itself when
-    an allocation fails, so it only waits for its frees here."""
+    """Give both libraries' cached device memory back between runs, so that
+    neither starts with the other's cache in the way."""
     if "cupy" in sys.modules:
         sys.modules["cupy"].get_default_memory_pool().free_all_blocks()
-    devarray.synchronize()
+    devarray.release_memory()
 
 
 # ---- on the client -------------------------------------------------------------

@@ -506,7 +506,7 @@ def errors_text(rows):
             for r in rows for lib, msg in r["errors"].items()]
 
 
-def docs_page(result, multi=None):
+def docs_page(result, multi=None, cluster=()):
     """The page: result's table, and multi (a --only multi-gpu run) in a
     section of its own, with its machine, in place of result's skipped
     several-GPU rows."""
@@ -552,6 +552,14 @@ def docs_page(result, multi=None):
         errors = errors_text(multi["rows"])
         if errors:
             out += ["", "Errors:", ""] + ["- " + e for e in errors]
+    if cluster:
+        out += ["", "## A dask.distributed cluster", "",
+                "dask.array on DeviceArray chunks next to the same graphs on CuPy chunks,",
+                "in one `dask_cuda.LocalCUDACluster` of 1, 2 and 4 workers (a GPU each),",
+                "measured by `python3 bench/dask_cluster.py` (its docstring says how);",
+                "both libraries' results agreed on every row."]
+        for text in cluster:
+            out += ["", text.strip()]
     return "\n".join(out) + "\n"
 
 
@@ -640,6 +648,9 @@ def main(description, families, sections):
     parser.add_argument("--multi-gpu-from", metavar="PATH",
                         help="a saved --only multi-gpu run: docs/benchmarks.md shows it "
                              "in a section of its own, with its machine")
+    parser.add_argument("--dask-cluster-from", metavar="PATH", nargs="+",
+                        help="saved outputs of bench/dask_cluster.py: docs/benchmarks.md "
+                             "shows them in a section of their own")
     parser.add_argument("--log2-size", type=int, default=28, metavar="K",
                         help="elements in the large device rows: 2^K (default 28)")
     args = parser.parse_args()
@@ -669,6 +680,7 @@ def main(description, families, sections):
     if write_docs:
         multi = json.loads(Path(args.multi_gpu_from).read_text()) if args.multi_gpu_from \
             else None
-        DOCS_PAGE.write_text(docs_page(result, multi))
+        cluster = [Path(p).read_text() for p in args.dask_cluster_from or ()]
+        DOCS_PAGE.write_text(docs_page(result, multi, cluster))
         log("wrote %s" % DOCS_PAGE)
     return 0
