@@ -386,8 +386,10 @@ def test_call_graph_points_down(calls):
 
 # Paths into the tree as docs, comments and tests name them: a name of
 # src/, kernels/, tests/, bench/, docs/ or examples/ up to its last word
-# character, not part of a longer path.
-PATH_RE = re.compile(r"(?<![\w/.])((?:src|kernels|tests|bench|docs|examples)/[\w./-]*\w)")
+# character, not part of a longer path, or such a name after `../`s (a
+# link relative to the naming file).
+PATH_RE = re.compile(
+    r"(?<![\w/.])((?:\.\./)*(?:src|kernels|tests|bench|docs|examples)/[\w./-]*\w)")
 # files whose paths are examples, not the tree's
 PATH_EXAMPLES = ("tests/test_layout.py", "tests/test_docs.py")
 
@@ -404,8 +406,9 @@ def missing_paths(root, names):
             path = match.group(1)
             if text[match.end():match.end() + 1] in ("*", "{"):
                 continue
-            if not (os.path.exists(os.path.join(root, path)) or
-                    os.path.exists(os.path.join(root, os.path.dirname(name), path))):
+            beside = os.path.exists(os.path.join(root, os.path.dirname(name), path))
+            if not (beside or (not path.startswith("../") and
+                               os.path.exists(os.path.join(root, path)))):
                 missing.append((name, path))
     return missing
 
@@ -435,8 +438,9 @@ def test_missing_paths_are_found(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.md").write_text(
         "see src/core/array.c and src/array.c, the src/host/host_*.c files, "
-        "kernels/reduce_{sum,prod}.cu and ../src/core/array.c")
-    assert missing_paths(str(tmp_path), ["docs/a.md"]) == [("docs/a.md", "src/array.c")]
+        "kernels/reduce_{sum,prod}.cu, ../src/core/array.c and ../src/array.c")
+    assert missing_paths(str(tmp_path), ["docs/a.md"]) == [("docs/a.md", "src/array.c"),
+                                                           ("docs/a.md", "../src/array.c")]
 
 
 def test_upward_edges_are_found():

@@ -1,8 +1,9 @@
 /*
  * Consuming the CUDA Array Interface: see cai.h.  Every entry of the
  * producer's dict is checked, and so is the memory it describes: every
- * element must lie in device memory on devarray's device, inside the
- * producer's allocation when the driver can say which that is.
+ * element must lie in device memory of a device this process sees (the
+ * array lives there), inside the producer's allocation when the driver can
+ * say which that is.
  *
  * Ownership: an imported array keeps the producer object itself as its
  * base; devarray never frees the memory.
