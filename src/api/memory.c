@@ -8,7 +8,8 @@
 #include "interop/deviceobject.h"
 #include "runtime/pool.h"
 
-/* Parse `device=` of `name` (args, kwds: the device only) into a place. */
+/* Parse the one argument `device=` (PyArg `format` naming the function) into
+   a place, None resolved to where new arrays go. */
 static int
 memory_parse_place(PyObject *args, PyObject *kwds, const char *format,
                    da_place *place)
@@ -28,7 +29,7 @@ memory_stats(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 {
     da_place place;
     pool_usage usage;
-    PyObject *limit, *stats;
+    PyObject *limit;
 
     if (memory_parse_place(args, kwds, "|O&:memory_stats", &place) < 0 ||
         pool_usage_of(place.backend, place.device, &usage) < 0) {
@@ -39,11 +40,9 @@ memory_stats(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     if (limit == NULL) {
         return NULL;
     }
-    stats = Py_BuildValue("{sKsKsKsN}", "in_use_bytes",
-                          (unsigned long long)usage.in_use, "peak_bytes",
-                          (unsigned long long)usage.peak, "held_bytes",
-                          (unsigned long long)usage.held, "limit_bytes", limit);
-    return stats;
+    return Py_BuildValue("{sKsKsKsN}", "in_use_bytes", (unsigned long long)usage.in_use,
+                         "peak_bytes", (unsigned long long)usage.peak, "held_bytes",
+                         (unsigned long long)usage.held, "limit_bytes", limit);
 }
 
 static PyObject *

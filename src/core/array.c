@@ -74,7 +74,6 @@ array_alloc(int ndim)
     }
     a->data = NULL;
     a->alloc = NULL;
-    a->alloc_nbytes = 0;
     a->birth = 0;
     a->base = NULL;
     a->weakreflist = NULL;
@@ -102,8 +101,7 @@ array_new(int backend, int typenum, int ndim, const int64_t *shape)
     if (a == NULL) {
         return NULL;
     }
-    a->alloc_nbytes = (size_t)DA_NBYTES(a);
-    a->alloc = pool_malloc(backend, a->alloc_nbytes);
+    a->alloc = pool_malloc(backend, (size_t)DA_NBYTES(a));
     if (a->alloc == NULL) {
         Py_DECREF(a);
         return NULL;
@@ -210,8 +208,8 @@ array_dealloc(DeviceArrayObject *self)
         PyObject_ClearWeakRefs((PyObject *)self);
     }
     if (self->alloc != NULL) {
-        pool_free_array(self->backend, self->device, self->alloc, self->alloc_nbytes,
-                        self->birth);
+        pool_free_array(self->backend, self->device, self->alloc,
+                        (size_t)DA_NBYTES(self), self->birth);
     }
     Py_XDECREF(self->base);
     PyObject_Free(self);

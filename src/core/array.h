@@ -2,8 +2,9 @@
  * The DeviceArray type.
  *
  * Ownership:
- *   - An array either owns its memory (`alloc` != NULL, freed with
- *     pool_free in dealloc) or borrows it from `base`, a strong reference
+ *   - An array either owns its memory (`alloc` != NULL, DA_NBYTES bytes:
+ *     shape and dtype are fixed for its life; freed with pool_free_array in
+ *     dealloc) or borrows it from `base`, a strong reference
  *     to whatever keeps the memory alive: another DeviceArray, a foreign
  *     producer (issue 4) or a capsule.  Never both.
  *   - `data` points at the first element, inside `alloc` or the borrowed
@@ -24,7 +25,6 @@ typedef struct {
     PyObject_VAR_HEAD
     char *data;
     void *alloc;
-    size_t alloc_nbytes; /* the size `alloc` was allocated with */
     PyObject *base;
     PyObject *weakreflist;
     int64_t size;

@@ -529,10 +529,10 @@ small_slab_of(char *const *bases, size_t n, const char *block)
     return lo;
 }
 
-/* Drop from the lists of `device` the blocks of slabs marked in `unused`
-   (sorted `bases[0..n)`). */
+/* Drop from the lists of `device` the blocks of the slabs all of whose
+   blocks are free (free_blocks, per slab of sorted `bases[0..n)`). */
 static void
-small_drop_blocks(int device, char *const *bases, size_t n, const char *unused)
+small_drop_blocks(int device, char *const *bases, size_t n, const size_t *free_blocks)
 {
     int i;
     for (i = -1; i < small_nlists; i++) {
@@ -542,7 +542,8 @@ small_drop_blocks(int device, char *const *bases, size_t n, const char *unused)
             continue;
         }
         for (k = 0; k < list->n; k++) {
-            if (!unused[small_slab_of(bases, n, list->blocks[k])]) {
+            if (free_blocks[small_slab_of(bases, n, list->blocks[k])] !=
+                SMALL_BLOCKS_PER_SLAB) {
                 list->blocks[kept++] = list->blocks[k];
             }
         }
@@ -558,7 +559,6 @@ small_release_slabs(int device)
     size_t n = 0, k;
     char **bases = NULL;
     size_t *free_blocks = NULL;
-    char *unused = NULL;
     int i, result = -1;
 
     if (small_device_slabs[device] == 0) {
@@ -566,8 +566,7 @@ small_release_slabs(int device)
     }
     bases = PyMem_RawMalloc(sizeof(char *) * (size_t)small_device_slabs[device]);
     free_blocks = PyMem_RawCalloc((size_t)small_device_slabs[device], sizeof(size_t));
-    unused = PyMem_RawCalloc((size_t)small_device_slabs[device], 1);
-    if (bases == NULL || free_blocks == NULL || unused == NULL) {
+    if (bases == NULL || free_blocks == NULL) {
         PyErr_NoMemory();
         goto error;
     }
@@ -585,15 +584,13 @@ small_release_slabs(int device)
             }
         }
     }
-    for (k = 0; k < n; k++) {
-        unused[k] = free_blocks[k] == SMALL_BLOCKS_PER_SLAB;
-    }
     /* off the lists first: a slab that then fails to free is leaked, never
        handed out twice */
-    small_drop_blocks(device, bases, n, unused);
+    small_drop_blocks(device, bases, n, free_blocks);
     for (i = small_nslabs - 1; i >= 0; i--) {
         small_slab slab = small_slabs[i];
-        if (slab.device != device || !unused[small_slab_of(bases, n, slab.base)]) {
+        if (slab.device != device ||
+            free_blocks[small_slab_of(bases, n, slab.base)] != SMALL_BLOCKS_PER_SLAB) {
             continue;
         }
         small_slabs[i] = small_slabs[--small_nslabs];
@@ -604,7 +601,6 @@ small_release_slabs(int device)
 error:
     PyMem_RawFree(bases);
     PyMem_RawFree(free_blocks);
-    PyMem_RawFree(unused);
     return result;
 }
 #endif /* DEVARRAY_HAVE_CUDA */
