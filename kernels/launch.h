@@ -249,13 +249,19 @@ enum { DA_ARG_MAX, DA_ARG_MIN };
  * sorted[sorter[i]]; a sorter value read that is outside [0, n) makes the
  * launcher set *bad to 1 (device memory on CUDA) and the result is
  * unspecified.  values and sorted share dtype typenum; out is int64.
- * n >= 0, nvalues >= 1.
+ * n >= 0 (sorted may be NULL when n == 0), nvalues >= 1.
+ * isin's mode (found != NULL; then out, sorter and right unused, NULL and
+ * 0): found[k] (a bool) is whether the element at the left index equals
+ * values[k] (order_eq: NaN never, -0.0 == +0.0), flipped when invert is 1;
+ * the left index of a value finds one of its equals when there is one.
  */
 typedef struct {
     const void *sorted;
     const int64_t *sorter;
     const void *values;
     int64_t *out;
+    uint8_t *found;
+    int invert;
     int *bad;
     int64_t n, nvalues;
     int typenum;

@@ -10,7 +10,9 @@
  *   da_<class>_sort_lt(a, b) the total order of sort and searchsorted, NaN
  *                        last.  Complex follows NumPy's sort order:
  *                        R + Rj < R + nanj < nan + Rj < nan + nanj, each
- *                        group ordered by its non-NaN parts.
+ *                        group ordered by its non-NaN parts;
+ *   da_<class>_order_eq(a, b) value equality, the standard's `equal`: NaN
+ *                        equals nothing, -0.0 equals +0.0 (isin's test).
  * x != x is the NaN test because it is the same expression in both
  * languages and needs no math library.
  */
@@ -26,7 +28,8 @@ extern "C" {
 #define DA_ORDER_INTEGER(cls, CT)                                             \
     DA_HD int da_##cls##_order_nan(CT a) { (void)a; return 0; }               \
     DA_HD int da_##cls##_order_less(CT a, CT b) { return a < b; }             \
-    DA_HD int da_##cls##_sort_lt(CT a, CT b) { return a < b; }
+    DA_HD int da_##cls##_sort_lt(CT a, CT b) { return a < b; }               \
+    DA_HD int da_##cls##_order_eq(CT a, CT b) { return a == b; }
 
 DA_ORDER_INTEGER(bool, uint8_t)
 DA_ORDER_INTEGER(sint, int64_t)
@@ -39,7 +42,8 @@ DA_ORDER_INTEGER(uint, uint64_t)
     DA_HD int da_##cls##_sort_lt(CT a, CT b)                                  \
     {                                                                         \
         return a < b || (b != b && a == a);                                   \
-    }
+    }                                                                         \
+    DA_HD int da_##cls##_order_eq(CT a, CT b) { return a == b; }
 
 DA_ORDER_REAL(f32, float)
 DA_ORDER_REAL(f64, double)
@@ -64,6 +68,10 @@ DA_ORDER_REAL(f64, double)
             return a.re < b.re || (a.re == b.re && a.im < b.im);              \
         }                                                                     \
         return ga == 1 ? a.re < b.re : (ga == 2 ? a.im < b.im : 0);           \
+    }                                                                         \
+    DA_HD int da_##cls##_order_eq(CT a, CT b)                                 \
+    {                                                                         \
+        return a.re == b.re && a.im == b.im;                                  \
     }
 
 DA_ORDER_COMPLEX(c64, da_c64)
@@ -79,7 +87,8 @@ DA_ORDER_COMPLEX(c128, da_c128)
 #define DA_ORDER_OVERLOADS(cls, CT)                                           \
     DA_HD int da_order_nan(CT a) { return da_##cls##_order_nan(a); }          \
     DA_HD int da_order_less(CT a, CT b) { return da_##cls##_order_less(a, b); } \
-    DA_HD int da_sort_lt(CT a, CT b) { return da_##cls##_sort_lt(a, b); }
+    DA_HD int da_sort_lt(CT a, CT b) { return da_##cls##_sort_lt(a, b); }     \
+    DA_HD int da_order_eq(CT a, CT b) { return da_##cls##_order_eq(a, b); }
 
 DA_ORDER_OVERLOADS(bool, uint8_t)
 DA_ORDER_OVERLOADS(sint, int64_t)

@@ -23,7 +23,9 @@
  * The route depends only on nsegments and seglen, so the sizing call
  * (temp == NULL) and the computing call agree.
  *
- * searchsorted is a binary search per value, a thread each.
+ * searchsorted is a binary search per value, a thread each; isin's mode
+ * tests the element found for equality in the same thread, so isin reads
+ * its values once and writes one byte each.
  */
 #include <stdint.h>
 
@@ -436,7 +438,13 @@ search_kernel(da_searchsorted s)
                 hi = mid;
             }
         }
-        s.out[k] = lo;
+        if (s.found != nullptr) {
+            const int hit = lo < s.n && da_order_eq(T::load(sorted + lo), v);
+            s.found[k] = (uint8_t)(hit != s.invert);
+        }
+        else {
+            s.out[k] = lo;
+        }
     }
 }
 
@@ -475,7 +483,8 @@ da_cuda_argreduce(void *temp, size_t *temp_bytes, int op, int typenum, const voi
 extern "C" cudaError_t
 da_cuda_searchsorted(const da_searchsorted *s, cudaStream_t stream)
 {
-    if (s == nullptr || s->n < 0 || s->nvalues < 1 || s->bad == nullptr) {
+    if (s == nullptr || s->n < 0 || s->nvalues < 1 || s->bad == nullptr ||
+        (s->found != nullptr && (s->sorter != nullptr || s->right))) {
         return cudaErrorInvalidValue;
     }
     da::search_launcher launcher = {s, stream};

@@ -57,8 +57,8 @@
         return at;                                                            \
     }
 
-/* Binary search of every value; 0, or 1 when a sorter index read is out of
-   range. */
+/* Binary search of every value (isin's mode: and the equality test of the
+   element found); 0, or 1 when a sorter index read is out of range. */
 #define HOST_SEARCH_DEFINE(cls, CT)                                           \
     static int host_search_##cls(const da_searchsorted *s)                    \
     {                                                                         \
@@ -87,7 +87,14 @@
                     hi = mid;                                                 \
                 }                                                             \
             }                                                                 \
-            s->out[k] = lo;                                                   \
+            if (s->found != NULL) {                                           \
+                const int hit = lo < s->n &&                                  \
+                    da_##cls##_order_eq(da_load_##cls(sorted + lo * size, s->typenum), v); \
+                s->found[k] = (uint8_t)(hit != s->invert);                    \
+            }                                                                 \
+            else {                                                            \
+                s->out[k] = lo;                                               \
+            }                                                                 \
         }                                                                     \
         return 0;                                                             \
     }
@@ -197,7 +204,8 @@ da_host_searchsorted(const da_searchsorted *s)
 {
     int bad;
 
-    if (s->n < 0 || s->nvalues < 1 || s->bad == NULL) {
+    if (s->n < 0 || s->nvalues < 1 || s->bad == NULL ||
+        (s->found != NULL && (s->sorter != NULL || s->right))) {
         return -1;
     }
     switch (da_class_of(s->typenum)) {

@@ -1,5 +1,6 @@
 /*
- * devarray.unique_all, unique_counts, unique_inverse, unique_values.
+ * devarray.unique_all, unique_counts, unique_inverse, unique_values and
+ * isin.
  *
  * x is flattened (C order) and sorted ascending with its argsort
  * (sort_along_axis); the groups step marks where each run of equal values
@@ -17,6 +18,17 @@
  * UniqueInverseResult, made once by collections.namedtuple, module
  * devarray), as NumPy 2 returns.
  *
+ * isin(x1, x2) brings both to their promoted dtype (a Python scalar weak,
+ * as in `equal`), sorts the flattened x2 (sort_along_axis) and makes one
+ * pass over x1: the left binary search of each element, then the equality
+ * test of the element found (backend_searchsorted in isin's mode), so
+ * O((n + m) log m) and one byte written per element of x1.  The sort's
+ * order puts equal values together (-0.0 with +0.0, NaNs last), so the
+ * left index finds an equal value when there is one; NaN equals nothing,
+ * as NumPy 2's isin.  A Python int outside x's integer dtype equals no
+ * element of it (NumPy 2's comparisons say the same), rather than raising
+ * OverflowError as arithmetic does.
+ *
  * Ownership: the flat copy, the sorted temporaries and the groups buffer
  * are held for the call; the result tuple holds new arrays; the three
  * namedtuple types are module-lifetime references kept here.
@@ -25,7 +37,9 @@
 
 #include "runtime/backend.h"
 #include "core/copy.h"
+#include "base/dtype.h"
 #include "runtime/pool.h"
+#include "interop/scalar.h"
 #include "ops/sort.h"
 #include "runtime/transfer.h"
 
@@ -199,6 +213,172 @@ sets_unique_values(PyObject *Py_UNUSED(module), PyObject *x)
     return sets_run(x, "unique_values", SETS_VALUES, NULL);
 }
 
+/* isin's Python scalar operand as a 0-d array of dtype typenum on the
+   active device of `backend`.  *matches_nothing is 1 (the element zeroed)
+   when it is an int outside the integer dtype typenum: no element of that
+   dtype equals it. */
+static DeviceArrayObject *
+sets_scalar_array(PyObject *obj, int typenum, int backend, int *matches_nothing)
+{
+    char bytes[16];
+    DeviceArrayObject *result;
+
+    memset(bytes, 0, sizeof(bytes));
+    *matches_nothing = 0;
+    if (scalar_store_python(obj, typenum, bytes) < 0) {
+        const char kind = dtype_table[typenum].kind;
+        if (!PyLong_Check(obj) || (kind != 'i' && kind != 'u') ||
+            !PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            return NULL;
+        }
+        PyErr_Clear();
+        memset(bytes, 0, sizeof(bytes));
+        *matches_nothing = 1;
+    }
+    result = array_new(backend, typenum, 0, NULL);
+    if (result != NULL && transfer_copy(backend, result->data, bytes,
+                                        (size_t)da_itemsize(typenum), DA_COPY_H2D) < 0) {
+        Py_CLEAR(result);
+    }
+    return result;
+}
+
+/* x flattened, cast to typenum and sorted ascending (NULL when x is
+   empty, without an exception); 0 or -1. */
+static int
+sets_sorted_flat(DeviceArrayObject *x, int typenum, DeviceArrayObject **sorted)
+{
+    DeviceArrayObject *flat;
+    int64_t n = x->size;
+    int status;
+
+    *sorted = NULL;
+    if (n == 0) {
+        return 0;
+    }
+    flat = copy_contiguous_as(x, typenum);
+    if (flat == NULL) {
+        return -1;
+    }
+    Py_SETREF(flat, array_new_view(flat->backend, flat->device, flat->typenum, 1, &n, NULL,
+                                   flat->data, (PyObject *)flat, 0));
+    if (flat == NULL) {
+        return -1;
+    }
+    status = sort_along_axis(flat, 0, 0, sorted, NULL);
+    Py_DECREF(flat);
+    return status;
+}
+
+/* The dtype isin compares in: NumPy 2's promotion of the two operands,
+   `scalar` (x1 or x2, or NULL) a Python scalar of kind `kind` beside the
+   array `a` (weak when it is an exact bool, int, float or complex). */
+static int
+sets_isin_dtype(DeviceArrayObject *a, DeviceArrayObject *b, PyObject *scalar, char kind)
+{
+    if (scalar == NULL) {
+        return dtype_promote(a->typenum, b->typenum);
+    }
+    if (!scalar_is_weak(scalar)) {
+        return dtype_promote(a->typenum, scalar_default_typenum(kind));
+    }
+    return dtype_promote_weak(a->typenum, kind);
+}
+
+static PyObject *
+sets_isin(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"", "", "invert", NULL};
+    PyObject *operands[2], *invert = Py_False, *scalar = NULL;
+    DeviceArrayObject *arrays[2] = {NULL, NULL}, *home;
+    DeviceArrayObject *values = NULL, *sorted = NULL, *result = NULL;
+    char kind = 0;
+    int k, typenum, matches_nothing = 0;
+    da_searchsorted s;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$O:isin", kwlist, &operands[0],
+                                     &operands[1], &invert)) {
+        return NULL;
+    }
+    if (!PyBool_Check(invert)) {
+        PyErr_Format(PyExc_TypeError, "isin() invert must be a bool, not %.200s",
+                     Py_TYPE(invert)->tp_name);
+        return NULL;
+    }
+    for (k = 0; k < 2; k++) {
+        if (DeviceArray_Check(operands[k])) {
+            arrays[k] = (DeviceArrayObject *)operands[k];
+        }
+        else if ((kind = scalar_python_kind(operands[k])) != 0) {
+            scalar = operands[k];
+        }
+        else {
+            PyErr_Format(PyExc_TypeError,
+                         "isin() x%d must be a DeviceArray or a Python bool, int, float "
+                         "or complex, not %.200s",
+                         k + 1, Py_TYPE(operands[k])->tp_name);
+            return NULL;
+        }
+    }
+    if (arrays[0] == NULL && arrays[1] == NULL) {
+        PyErr_SetString(PyExc_TypeError,
+                        "isin() needs at least one of x1 and x2 to be a DeviceArray");
+        return NULL;
+    }
+    home = arrays[0] != NULL ? arrays[0] : arrays[1];
+    if (arrays[0] != NULL && arrays[1] != NULL &&
+        array_check_same_place("isin", arrays[0], arrays[1]) < 0) {
+        return NULL;
+    }
+    typenum = sets_isin_dtype(home, arrays[1], scalar, kind);
+    if (typenum < 0 || array_activate(home) < 0) {
+        return NULL;
+    }
+    result = arrays[0] != NULL
+                 ? array_new(home->backend, DA_BOOL, arrays[0]->ndim, DA_SHAPE(arrays[0]))
+                 : array_new(home->backend, DA_BOOL, 0, NULL);
+    if (result == NULL || result->size == 0) {
+        return (PyObject *)result;
+    }
+    values = arrays[0] != NULL
+                 ? copy_contiguous_as(arrays[0], typenum)
+                 : sets_scalar_array(scalar, typenum, home->backend, &matches_nothing);
+    if (values == NULL) {
+        goto error;
+    }
+    if (arrays[1] != NULL) {
+        if (sets_sorted_flat(arrays[1], typenum, &sorted) < 0) {
+            goto error;
+        }
+    }
+    else if ((sorted = sets_scalar_array(scalar, typenum, home->backend,
+                                         &matches_nothing)) == NULL) {
+        goto error;
+    }
+    memset(&s, 0, sizeof(s));
+    /* an empty x2, or a scalar that equals nothing, is searched as an empty
+       sequence: nothing found */
+    s.n = sorted == NULL || matches_nothing ? 0 : sorted->size;
+    s.sorted = sorted != NULL ? sorted->data : NULL;
+    s.values = values->data;
+    s.found = (uint8_t *)result->data;
+    s.invert = invert == Py_True;
+    s.nvalues = result->size;
+    s.typenum = typenum;
+    /* without a sorter the search has no index to find out of range */
+    if (backend_searchsorted(home->backend, &s) < 0) {
+        goto error;
+    }
+    goto done;
+
+error:
+    Py_CLEAR(result);
+done:
+    Py_XDECREF(sorted);
+    Py_XDECREF(values);
+    return (PyObject *)result;
+}
+
 static PyMethodDef sets_functions[] = {
     {"unique_all", sets_unique_all, METH_O,
      "unique_all(x, /)\n--\n\nThe unique values of x (flattened, sorted), the "
@@ -214,6 +394,11 @@ static PyMethodDef sets_functions[] = {
      "the unique values of x and the indices into them that rebuild x."},
     {"unique_values", sets_unique_values, METH_O,
      "unique_values(x, /)\n--\n\nThe unique values of x, flattened and sorted."},
+    {"isin", (PyCFunction)(void (*)(void))sets_isin, METH_VARARGS | METH_KEYWORDS,
+     "isin(x1, x2, /, *, invert=False)\n--\n\nA bool array of x1's shape: "
+     "whether each element of x1 equals some element of x2 (flattened), or "
+     "is in none when invert is True.  Compared after type promotion (a "
+     "Python scalar is weak); NaN is in nothing, -0.0 equals +0.0."},
     {NULL, NULL, 0, NULL},
 };
 

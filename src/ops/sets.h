@@ -1,6 +1,6 @@
 /*
  * devarray.unique_all, unique_counts, unique_inverse, unique_values and
- * their result types (see sets.c).
+ * their result types, and isin (see sets.c).
  */
 #ifndef DEVARRAY_SRC_SETS_H_
 #define DEVARRAY_SRC_SETS_H_
@@ -8,7 +8,7 @@
 #include "base/common.h"
 #include "core/array.h"
 
-/* Add the unique_* functions and UniqueAllResult, UniqueCountsResult,
+/* Add the unique_* functions, isin and UniqueAllResult, UniqueCountsResult,
    UniqueInverseResult to `module`. */
 int sets_module_init(PyObject *module);
 
