@@ -1,10 +1,13 @@
-"""Reliability of sort, argsort and unique_*: wrong types, bad axes,
+"""Reliability of sort, argsort, unique_* and isin: wrong types, bad axes,
 unsupported dtypes (sort of complex) and bad keywords each raise a clear
 Python exception (devarray.AxisError for an axis out of range or a 0-d
 input, as NumPy; TypeError for complex, for what is not a DeviceArray, for
 an axis that is not an int, None included, since the standard's axis is an
-int; an exception of __bool__ passes through), leave every argument as it
-was, and devarray keeps working after them."""
+int; an exception of __bool__ passes through; for isin, operands that
+are neither DeviceArrays nor Python scalars, two scalars, and an invert
+that is not a bool), leave every argument as it was, and devarray keeps
+working after them.  isin has no dtype pair to refuse: NumPy 2 promotes
+every pair of devarray's dtypes."""
 
 import numpy as np
 import pytest
@@ -51,6 +54,22 @@ def _cases(d2, d0, c64, c128):
             (name + "-kw", fn, (d2,), {"axis": 0}, TypeError),
             (name + "-no-args", fn, (), {}, TypeError),
         ]
+    isin = devarray.isin
+    cases += [
+        ("isin-list", isin, ([1, 2], d2), {}, TypeError),
+        ("isin-ndarray", isin, (d2, np.arange(3)), {}, TypeError),
+        ("isin-numpy-int", isin, (d2, np.int32(1)), {}, TypeError),
+        ("isin-none", isin, (None, d2), {}, TypeError),
+        ("isin-str", isin, (d2, "1"), {}, TypeError),
+        ("isin-two-scalars", isin, (1, 2), {}, TypeError),
+        ("isin-invert-int", isin, (d2, c64), {"invert": 1}, TypeError),
+        ("isin-invert-none", isin, (d2, d0), {"invert": None}, TypeError),
+        ("isin-invert-evil", isin, (d2, d0), {"invert": EvilBool()}, TypeError),
+        ("isin-invert-positional", isin, (d2, d0, True), {}, TypeError),
+        ("isin-unknown-kw", isin, (d2, d0), {"assume_unique": True}, TypeError),
+        ("isin-one-arg", isin, (d2,), {}, TypeError),
+        ("isin-no-args", isin, (), {}, TypeError),
+    ]
     return cases
 
 
@@ -85,6 +104,12 @@ def test_messages_name_the_function(backend, rng):
         devarray.unique_counts([1, 2])
     with pytest.raises(devarray.AxisError, match="out of bounds"):
         devarray.sort(d2, axis=5)
+    with pytest.raises(TypeError, match="isin.*invert must be a bool"):
+        devarray.isin(d2, d2, invert=0)
+    with pytest.raises(TypeError, match="isin.*at least one"):
+        devarray.isin(1, 2.5)
+    with pytest.raises(TypeError, match="isin.*x2 must be a DeviceArray"):
+        devarray.isin(d2, [1])
 
 
 def test_complex_unique_is_supported(backend, rng):
