@@ -1,10 +1,11 @@
 """Sorting (issue 10): stable sort and argsort of 2^(log2n-2) float32, each
 library's own (torch.sort(stable=True), which returns the indices too; NumPy
-kind="stable"); on the host backend the same at 2^22 against NumPy, without
-targets.
+kind="stable"), and isin of 2^(log2n-2) int32 against 2^16 int32 values
+(about half of them found); on the host backend the same at 2^22 against
+NumPy, without targets.
 
 Targets: issue 10's (sort <= 1.1x CuPy; none for argsort, measured next to
-the peers).
+the peers); isin <= 1.0x the best peer (cupy.isin, torch.isin).
 """
 
 import numpy as np
@@ -39,4 +40,20 @@ def sort_rows(bench, rng, log2n):
             target=[["peer", "cupy", 1.1, "<= 1.1x CuPy"]]), sorting(bench, "sort"), [a]),
         bench.op_row(backend_row(bench, "argsort", "argsort(a) (stable)", size, "float32"),
                      sorting(bench, "argsort"), [a]),
+        isin_row(bench, rng, log2n),
     ]
+
+
+def isin_row(bench, rng, log2n):
+    """isin(x1, x2): 2^(log2n-2) int32 against 2^16 int32, both drawn from
+    [0, 2^17), so about half of x1 is found (no GB/s: x2 is sorted and
+    searched, not streamed)."""
+    x1 = rng.integers(0, 1 << 17, 1 << (log2n - 2), dtype=np.int32)
+    x2 = rng.integers(0, 1 << 17, 1 << 16, dtype=np.int32)
+    fns = {"devarray": lambda a, b: devarray.isin(a, b),
+           "cupy": lambda a, b: bench.cupy.isin(a, b),
+           "torch": lambda a, b: bench.torch.isin(a, b),
+           "numpy": lambda a, b: np.isin(a, b)}
+    return bench.op_row(backend_row(
+        bench, "isin", "isin(x1, x2), x2 of 2^16", "2^%d" % (log2n - 2), "int32",
+        target=[["best", 1.0, "<= 1.0x best peer"]]), fns, [x1, x2])
