@@ -195,6 +195,48 @@ def test_broadcast_arrays(backend, rng):
     assert devarray.broadcast_arrays() == []
 
 
+def test_broadcast_shapes(rng):
+    """Pure shape logic: the same tuple as numpy.broadcast_shapes (the
+    backend plays no part)."""
+    for _ in range(50):
+        out = random_shape(rng, max_ndim=4)
+        shapes = []
+        for _ in range(int(rng.integers(1, 5))):
+            k = int(rng.integers(0, len(out) + 1))
+            shapes.append(tuple(1 if rng.random() < 0.4 else n for n in out[k:]))
+        got = devarray.broadcast_shapes(*shapes)
+        assert type(got) is tuple
+        assert got == np.broadcast_shapes(*shapes)
+    assert devarray.broadcast_shapes() == np.broadcast_shapes() == ()
+    assert devarray.broadcast_shapes(3, [2, 1]) == np.broadcast_shapes(3, [2, 1])
+    assert devarray.broadcast_shapes((0,), (1,)) == (0,)
+
+
+def test_broadcast_shapes_errors():
+    """ValueError with NumPy's message, naming the two shapes that clash."""
+    for shapes in [((2, 3), (4,)), ((2, 3), (5, 1, 1), (4,)), ((1, 3), (2, 1), (4, 1))]:
+        with pytest.raises(ValueError) as expected:
+            np.broadcast_shapes(*shapes)
+        with pytest.raises(ValueError) as got:
+            devarray.broadcast_shapes(*shapes)
+        assert str(got.value) == str(expected.value)
+    with pytest.raises(ValueError, match="negative dimensions"):
+        devarray.broadcast_shapes((2, -1))
+    with pytest.raises(TypeError):
+        devarray.broadcast_shapes((1.5,))
+    with pytest.raises(TypeError):
+        devarray.broadcast_shapes(None)
+
+
+def test_broadcast_arrays_mismatch_message(backend):
+    a, b = np.ones((2, 3), "float32"), np.ones((4,), "float32")
+    with pytest.raises(ValueError) as expected:
+        np.broadcast_arrays(a, b)
+    with pytest.raises(ValueError) as got:
+        devarray.broadcast_arrays(dev(a), dev(b))
+    assert str(got.value) == str(expected.value)
+
+
 # ---- reshape ----------------------------------------------------------------
 
 def _factorings(rng, size, ndim):
@@ -440,7 +482,7 @@ def test_results_on_input_backend(backend, rng):
 
 
 def test_all_names_exported():
-    names = ["broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip",
+    names = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip",
              "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze",
              "stack", "tile", "unstack"]
     for name in names:

@@ -289,14 +289,73 @@ view_ops_broadcast_to(PyObject *Py_UNUSED(module), PyObject *args,
     return (PyObject *)view_ops_broadcast(x, ndim, shape);
 }
 
+/* Broadcast the n shapes (ndims[k], shapes[k]) against each other into
+   shape: the common ndim, or -1 with NumPy's ValueError naming the first
+   argument that disagrees and the earlier one it disagrees with. */
+static int
+view_ops_broadcast_shape(Py_ssize_t n, const int *ndims,
+                         const int64_t *const *shapes, int64_t *shape)
+{
+    int64_t common[DA_MAXDIMS];
+    Py_ssize_t k, j;
+    int ndim = 0, i;
+    PyObject *first, *second;
+
+    for (k = 0; k < n; k++) {
+        /* the shapes so far, right-aligned, against this one */
+        for (i = 0; i < ndims[k]; i++) {
+            const int64_t extent = shapes[k][ndims[k] - 1 - i];
+            int64_t *have = &common[DA_MAXDIMS - 1 - i];
+            if (i >= ndim || *have == 1) {
+                *have = extent;
+            }
+            else if (extent != 1 && extent != *have) {
+                goto mismatch;
+            }
+        }
+        ndim = ndims[k] > ndim ? ndims[k] : ndim;
+    }
+    memcpy(shape, common + DA_MAXDIMS - ndim, sizeof(int64_t) * (size_t)ndim);
+    return ndim;
+
+mismatch:
+    /* the earlier shape that set the extent this one contradicts */
+    for (j = 0; j < k; j++) {
+        if (ndims[j] > i &&
+            shapes[j][ndims[j] - 1 - i] == common[DA_MAXDIMS - 1 - i]) {
+            break;
+        }
+    }
+    first = array_int64_tuple(ndims[j], shapes[j]);
+    second = array_int64_tuple(ndims[k], shapes[k]);
+    if (first != NULL && second != NULL) {
+        PyErr_Format(PyExc_ValueError,
+                     "shape mismatch: objects cannot be broadcast to a single "
+                     "shape.  Mismatch is between arg %zd with shape %R and "
+                     "arg %zd with shape %R.",
+                     j, first, k, second);
+    }
+    Py_XDECREF(first);
+    Py_XDECREF(second);
+    return -1;
+}
+
 static PyObject *
 view_ops_broadcast_arrays(PyObject *Py_UNUSED(module), PyObject *args)
 {
     int64_t shape[DA_MAXDIMS];
-    Py_ssize_t n = PyTuple_GET_SIZE(args), k;
+    const Py_ssize_t n = PyTuple_GET_SIZE(args);
+    Py_ssize_t k;
+    const int64_t **shapes = NULL;
+    int *ndims = NULL, ndim;
     PyObject *result = NULL, *item;
-    int ndim = 0, i;
 
+    shapes = PyMem_Malloc(sizeof(*shapes) * (size_t)(n > 0 ? n : 1));
+    ndims = PyMem_Malloc(sizeof(*ndims) * (size_t)(n > 0 ? n : 1));
+    if (shapes == NULL || ndims == NULL) {
+        PyErr_NoMemory();
+        goto error;
+    }
     for (k = 0; k < n; k++) {
         const DeviceArrayObject *a = (DeviceArrayObject *)PyTuple_GET_ITEM(args, k);
         if (!DeviceArray_Check(a)) {
@@ -304,48 +363,86 @@ view_ops_broadcast_arrays(PyObject *Py_UNUSED(module), PyObject *args)
                          "broadcast_arrays() arguments must be DeviceArrays, "
                          "not %.200s",
                          Py_TYPE(a)->tp_name);
-            return NULL;
+            goto error;
         }
-        /* the shapes so far, right-aligned, against this one */
-        for (i = 0; i < a->ndim; i++) {
-            const int64_t extent = DA_SHAPE(a)[a->ndim - 1 - i];
-            int64_t *have = &shape[DA_MAXDIMS - 1 - i];
-            if (i >= ndim || *have == 1) {
-                *have = extent;
-            }
-            else if (extent != 1 && extent != *have) {
-                PyErr_Format(PyExc_ValueError,
-                             "shape mismatch: objects cannot be broadcast to "
-                             "a single shape (argument %zd)",
-                             k);
-                return NULL;
-            }
-        }
-        ndim = a->ndim > ndim ? a->ndim : ndim;
+        ndims[k] = a->ndim;
+        shapes[k] = DA_SHAPE(a);
+    }
+    ndim = view_ops_broadcast_shape(n, ndims, shapes, shape);
+    if (ndim < 0) {
+        goto error;
     }
     result = PyList_New(n);
     if (result == NULL) {
-        return NULL;
+        goto error;
     }
     for (k = 0; k < n; k++) {
         DeviceArrayObject *a = (DeviceArrayObject *)PyTuple_GET_ITEM(args, k);
-        const int64_t *target = shape + DA_MAXDIMS - ndim;
         /* as NumPy: an array that already has the shape is returned as is */
         if (a->ndim == ndim &&
             (ndim == 0 ||
-             memcmp(DA_SHAPE(a), target, sizeof(int64_t) * (size_t)ndim) == 0)) {
+             memcmp(DA_SHAPE(a), shape, sizeof(int64_t) * (size_t)ndim) == 0)) {
             Py_INCREF(a);
             item = (PyObject *)a;
         }
         else {
-            item = (PyObject *)view_ops_broadcast(a, ndim, target);
+            item = (PyObject *)view_ops_broadcast(a, ndim, shape);
             if (item == NULL) {
-                Py_DECREF(result);
-                return NULL;
+                goto error;
             }
         }
         PyList_SET_ITEM(result, k, item);
     }
+    goto done;
+
+error:
+    Py_CLEAR(result);
+done:
+    PyMem_Free(shapes);
+    PyMem_Free(ndims);
+    return result;
+}
+
+static PyObject *
+view_ops_broadcast_shapes(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    const Py_ssize_t n = PyTuple_GET_SIZE(args);
+    Py_ssize_t k;
+    int64_t(*given)[DA_MAXDIMS] = NULL, shape[DA_MAXDIMS];
+    const int64_t **shapes = NULL;
+    int *ndims = NULL, ndim, i;
+    PyObject *result = NULL;
+
+    given = PyMem_Malloc(sizeof(*given) * (size_t)(n > 0 ? n : 1));
+    shapes = PyMem_Malloc(sizeof(*shapes) * (size_t)(n > 0 ? n : 1));
+    ndims = PyMem_Malloc(sizeof(*ndims) * (size_t)(n > 0 ? n : 1));
+    if (given == NULL || shapes == NULL || ndims == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (k = 0; k < n; k++) {
+        ndims[k] = array_parse_shape(PyTuple_GET_ITEM(args, k), given[k]);
+        if (ndims[k] < 0) {
+            goto done;
+        }
+        for (i = 0; i < ndims[k]; i++) {
+            if (given[k][i] < 0) {
+                PyErr_SetString(PyExc_ValueError,
+                                "negative dimensions are not allowed");
+                goto done;
+            }
+        }
+        shapes[k] = given[k];
+    }
+    ndim = view_ops_broadcast_shape(n, ndims, shapes, shape);
+    if (ndim >= 0) {
+        result = array_int64_tuple(ndim, shape);
+    }
+
+done:
+    PyMem_Free(given);
+    PyMem_Free(shapes);
+    PyMem_Free(ndims);
     return result;
 }
 
@@ -622,6 +719,10 @@ PyMethodDef view_ops_functions[] = {
      "broadcast_arrays(*arrays)\n--\n\nThe arrays broadcast against each other, "
      "as a list: an array already of the common shape as itself, the others "
      "as read-only views with zero strides."},
+    {"broadcast_shapes", view_ops_broadcast_shapes, METH_VARARGS,
+     "broadcast_shapes(*shapes)\n--\n\nThe shape (a tuple) that the shapes "
+     "(tuples of ints, or ints) broadcast to; () for none.  ValueError, as "
+     "numpy.broadcast_shapes, naming two that do not broadcast."},
     {"broadcast_to", (PyCFunction)(void (*)(void))view_ops_broadcast_to,
      METH_VARARGS | METH_KEYWORDS,
      "broadcast_to(x, /, shape)\n--\n\nA read-only view of x broadcast to "
