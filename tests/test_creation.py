@@ -198,7 +198,7 @@ def test_meshgrid(backend, rng, indexing):
                   for dt in ("float32", "int16", "complex64", "bool")[:n]]
         got = devarray.meshgrid(*[dev(a) for a in arrays], indexing=indexing)
         expected = np.meshgrid(*arrays, indexing=indexing)
-        assert isinstance(got, list) and len(got) == len(expected)
+        assert type(got) is tuple and len(got) == len(expected)
         for g, e in zip(got, expected):
             assert_values(g, np.ascontiguousarray(e))
 

@@ -185,14 +185,14 @@ def test_broadcast_arrays(backend, rng):
         devs = [dev(a) for a in arrays]
         got = devarray.broadcast_arrays(*devs)
         expected = np.broadcast_arrays(*arrays)
-        assert isinstance(got, list) and len(got) == len(expected)
+        assert type(got) is tuple and len(got) == len(expected)
         for g, d, e, a in zip(got, devs, expected, arrays):
             if a.shape == e.shape:
                 assert g is d
             else:
                 same_view(g, d, e, a)
                 assert g.readonly
-    assert devarray.broadcast_arrays() == []
+    assert devarray.broadcast_arrays() == ()
 
 
 def test_broadcast_shapes(rng):

@@ -165,15 +165,15 @@ def test_info_default_device(backend):
 
 def test_info_devices():
     devices = devarray.__array_namespace_info__().devices()
-    assert isinstance(devices, list)
+    assert type(devices) is tuple
     assert devices[-1] == devarray.Device("host")
     if _core._cuda_available():
         # every GPU, in ordinal order, then the host
         cuda = [devarray.Device("cuda", i) for i in range(devarray.device_count())]
         assert devarray.device_count() >= 1
-        assert devices == cuda + [devarray.Device("host")]
+        assert devices == (*cuda, devarray.Device("host"))
     else:
-        assert devices == [devarray.Device("host")]
+        assert devices == (devarray.Device("host"),)
 
 
 @pytest.mark.parametrize("device", [None, "host", "cpu", devarray.Device("host")],

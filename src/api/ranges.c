@@ -516,13 +516,14 @@ ranges_mesh_one(DeviceArrayObject *x, int ndim, const int64_t *shape, int axis)
     return (PyObject *)out;
 }
 
-/* meshgrid(*arrays, indexing='xy'): a list of copies, NumPy's shapes. */
+/* meshgrid(*arrays, indexing='xy'): a tuple of copies (the standard's
+   type since 2025.12, NumPy 2's), NumPy's shapes. */
 static PyObject *
 ranges_meshgrid(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
 {
     Py_ssize_t n = PyTuple_GET_SIZE(args), i;
     int64_t shape[DA_MAXDIMS], swap;
-    PyObject *list = NULL, *item;
+    PyObject *arrays = NULL, *item;
     int ij;
 
     if (ranges_indexing(kwds, &ij) < 0) {
@@ -550,8 +551,8 @@ ranges_meshgrid(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
         shape[0] = shape[1];
         shape[1] = swap;
     }
-    list = PyList_New(n);
-    if (list == NULL) {
+    arrays = PyTuple_New(n);
+    if (arrays == NULL) {
         return NULL;
     }
     for (i = 0; i < n; i++) {
@@ -562,12 +563,12 @@ ranges_meshgrid(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwds)
         item = ranges_mesh_one((DeviceArrayObject *)PyTuple_GET_ITEM(args, i), (int)n,
                                shape, axis);
         if (item == NULL) {
-            Py_DECREF(list);
+            Py_DECREF(arrays);
             return NULL;
         }
-        PyList_SET_ITEM(list, i, item);
+        PyTuple_SET_ITEM(arrays, i, item);
     }
-    return list;
+    return arrays;
 }
 
 #define KW_METHOD(name, func, doc) \
@@ -584,7 +585,7 @@ static PyMethodDef ranges_methods[] = {
               "stop (NumPy's formula)."),
     KW_METHOD("meshgrid", ranges_meshgrid,
               "meshgrid(*arrays, indexing='xy')\n--\n\nCoordinate matrices "
-              "from 1-d arrays, as a list of new arrays."),
+              "from 1-d arrays, as a tuple of new arrays."),
     KW_METHOD("tril", ranges_tril,
               "tril(x, /, *, k=0)\n--\n\nx with the elements above diagonal k "
               "of its last two axes zeroed."),

@@ -372,7 +372,8 @@ view_ops_broadcast_arrays(PyObject *Py_UNUSED(module), PyObject *args)
     if (ndim < 0) {
         goto error;
     }
-    result = PyList_New(n);
+    /* a tuple: the standard's type since 2025.12, NumPy 2's */
+    result = PyTuple_New(n);
     if (result == NULL) {
         goto error;
     }
@@ -391,7 +392,7 @@ view_ops_broadcast_arrays(PyObject *Py_UNUSED(module), PyObject *args)
                 goto error;
             }
         }
-        PyList_SET_ITEM(result, k, item);
+        PyTuple_SET_ITEM(result, k, item);
     }
     goto done;
 
@@ -717,7 +718,7 @@ view_ops_unstack(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 PyMethodDef view_ops_functions[] = {
     {"broadcast_arrays", view_ops_broadcast_arrays, METH_VARARGS,
      "broadcast_arrays(*arrays)\n--\n\nThe arrays broadcast against each other, "
-     "as a list: an array already of the common shape as itself, the others "
+     "as a tuple: an array already of the common shape as itself, the others "
      "as read-only views with zero strides."},
     {"broadcast_shapes", view_ops_broadcast_shapes, METH_VARARGS,
      "broadcast_shapes(*shapes)\n--\n\nThe shape (a tuple) that the shapes "

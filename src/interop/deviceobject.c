@@ -267,28 +267,26 @@ deviceobject_resolve_place(da_place *place)
 PyObject *
 deviceobject_available(void)
 {
-    PyObject *list = PyList_New(0), *device = NULL;
+    const int count = device_count();
+    PyObject *devices = PyTuple_New(count + 1), *device;
     int i;
 
-    if (list == NULL) {
+    if (devices == NULL) {
         return NULL;
     }
-    for (i = 0; i < device_count(); i++) {
-        device = deviceobject_new(DA_BACKEND_CUDA, i);
-        if (device == NULL || PyList_Append(list, device) < 0) {
+    /* the CUDA ordinals, then the host at index count */
+    for (i = 0; i <= count; i++) {
+        device = i < count ? deviceobject_new(DA_BACKEND_CUDA, i)
+                           : deviceobject_new(DA_BACKEND_HOST, 0);
+        if (device == NULL) {
             goto error;
         }
-        Py_CLEAR(device);
+        PyTuple_SET_ITEM(devices, i, device);
     }
-    device = deviceobject_new(DA_BACKEND_HOST, 0);
-    if (device == NULL || PyList_Append(list, device) < 0) {
-        goto error;
-    }
-    Py_DECREF(device);
-    return list;
+    return devices;
+
 error:
-    Py_XDECREF(device);
-    Py_DECREF(list);
+    Py_DECREF(devices);
     return NULL;
 }
 

@@ -44,7 +44,7 @@ int deviceobject_resolve_place(da_place *place);
 /* A new reference to the devarray.Device of a place. */
 PyObject *deviceobject_new(int backend, int device);
 
-/* The places this process can use, as a new list of Device objects: the
+/* The places this process can use, as a new tuple of Device objects: the
    CUDA devices in order, then the host. */
 PyObject *deviceobject_available(void);
 
