@@ -130,6 +130,58 @@ def test_expand_dims(backend, rng):
                   np.expand_dims(av, axes), av)
 
 
+def _same_error(numpy_error):
+    """devarray's class for the error NumPy raised: its own AxisError for
+    NumPy's (both a ValueError and an IndexError), else the same class."""
+    if isinstance(numpy_error, np.exceptions.AxisError):
+        return devarray.AxisError
+    return type(numpy_error)
+
+
+def test_expand_dims_tuple(backend, rng):
+    """2025.12's tuple of positions in the result, negative ones counted
+    from its end: NumPy's shape and strides; a repeated position raises
+    ValueError and one out of range AxisError (an IndexError too), as
+    NumPy's."""
+    for _ in range(60):
+        a = random_array(rng, random_shape(rng, max_ndim=3), "int16")
+        d = dev(a)
+        k = int(rng.integers(0, 4))
+        m = a.ndim + k
+        axes = tuple(int(i) for i in rng.integers(-m - 1, m + 1, size=k))
+        try:
+            expected = np.expand_dims(a, axes)
+        except ValueError as e:
+            with pytest.raises(_same_error(e)):
+                devarray.expand_dims(d, axis=axes)
+            continue
+        same_view(devarray.expand_dims(d, axis=axes), d, expected, a)
+    d = dev(np.ones((2, 3), "float32"))
+    with pytest.raises(ValueError, match="repeated axis"):
+        devarray.expand_dims(d, axis=(1, -3))
+    with pytest.raises(devarray.AxisError):
+        devarray.expand_dims(d, axis=(0, 4))
+    with pytest.raises(IndexError):
+        devarray.expand_dims(d, axis=(-5, 0))
+
+
+def test_permute_dims_negative_axes(backend, rng):
+    """2025.12: axes in [-N, N), a negative one counted from the last."""
+    for _ in range(30):
+        a = random_array(rng, random_shape(rng), "float32")
+        d = dev(a)
+        perm = tuple(int(i) - (a.ndim if rng.random() < 0.5 else 0)
+                     for i in rng.permutation(a.ndim))
+        same_view(devarray.permute_dims(d, perm), d, np.permute_dims(a, perm), a)
+    a = np.ones((2, 3, 4), "float32")
+    d = dev(a)
+    for bad in [(0, -3, 1), (0, 1, -4), (0, 1, 3)]:
+        with pytest.raises(ValueError) as expected:
+            np.permute_dims(a, bad)
+        with pytest.raises(_same_error(expected.value)):
+            devarray.permute_dims(d, bad)
+
+
 def test_squeeze(backend, rng):
     for _ in range(30):
         shape = tuple(int(n) for n in rng.integers(0, 3, size=rng.integers(0, 5)))

@@ -330,6 +330,13 @@ array_normalize_axes(PyObject *seq, int ndim, const char *repeated, int *axes)
         return -1;
     }
     n = PySequence_Fast_GET_SIZE(fast);
+    /* NumPy's order (normalize_axis_tuple): every axis in range first, so
+       an out-of-range axis is an AxisError even after a repeated one */
+    for (i = 0; i < n; i++) {
+        if (array_normalize_axis(PySequence_Fast_GET_ITEM(fast, i), ndim, &value) < 0) {
+            goto error;
+        }
+    }
     for (i = 0; i < n; i++) {
         if (array_normalize_axis(PySequence_Fast_GET_ITEM(fast, i), ndim, &value) < 0) {
             goto error;

@@ -102,7 +102,8 @@ int array_normalize_axis(PyObject *value, int ndim, int *axis);
 
 /* Each axis of `seq` (a tuple or list) normalised as by
    array_normalize_axis into axes[], in order; a repeated axis raises
-   ValueError(`repeated`), NumPy's wording differing by caller.  Returns
+   ValueError(`repeated`), NumPy's wording differing by caller, once every
+   axis is known to be in range (as NumPy checks).  Returns
    the count, or -1 with an exception. */
 int array_normalize_axes(PyObject *seq, int ndim, const char *repeated, int *axes);
 
