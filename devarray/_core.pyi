@@ -663,7 +663,7 @@ def argmin(
     x: DeviceArray, /, *, axis: SupportsIndex | None = None, keepdims: builtins.bool = False
 ) -> DeviceArray: ...
 def searchsorted(
-    x1: DeviceArray, x2: DeviceArray, /, *, side: Literal["left", "right"] = "left",
+    x1: DeviceArray, x2: DeviceArray | _Scalar, /, *, side: Literal["left", "right"] = "left",
     sorter: DeviceArray | None = None,
 ) -> DeviceArray: ...
 

@@ -156,3 +156,42 @@ def test_searchsorted_promotes(backend):
     check_search(x1, np.array([2.5, 3.0, 300.0]))
     check_search(np.array([0.5, 1.5], dtype=np.float32), np.array([1], dtype=np.int64))
     check_search(np.array([1, 2], dtype=np.uint64), np.array([-1, 1], dtype=np.int64))
+
+
+def test_searchsorted_scalar(backend, rng):
+    """2025.12: x2 may be a Python scalar; the result is a 0-d int64 array
+    equal to NumPy's, the scalar promoted with x1 as NEP 50 says."""
+    for dt in ("int8", "uint16", "int64", "float32", "float64", "complex64"):
+        x1 = np.sort(random_array(rng, (25,), dt))
+        d1 = devarray.asarray(x1)
+        sorter = rng.permutation(25)
+        unsorted = x1[np.argsort(sorter)]
+        picks = [x1[3].item(), x1[0].item(), x1[-1].item(), 0, 1, True]
+        if np.dtype(dt).kind in "fc":
+            picks += [0.5, -1e300, float("inf"), float("nan")]
+        for value in picks:
+            for side in ("left", "right"):
+                got = devarray.searchsorted(d1, value, side=side)
+                assert got.shape == () and got.dtype == devarray.int64
+                assert int(got) == np.searchsorted(x1, value, side=side)
+            got = devarray.searchsorted(devarray.asarray(unsorted), value,
+                                        sorter=devarray.asarray(np.argsort(unsorted)))
+            assert int(got) == np.searchsorted(unsorted, value,
+                                               sorter=np.argsort(unsorted))
+    # a float into an integer x1 promotes to float64, as NumPy's
+    x1 = np.array([1, 3, 5], dtype=np.int8)
+    for value in (2.5, 3.0, -0.5, 5.5):
+        got = devarray.searchsorted(devarray.asarray(x1), value, side="right")
+        assert int(got) == np.searchsorted(x1, value, side="right")
+    # numpy.float64 is a strong float64: the same answer as its value
+    assert int(devarray.searchsorted(devarray.asarray(x1), np.float64(2.5))) == 1
+
+
+def test_searchsorted_scalar_errors(backend):
+    d = devarray.asarray(np.array([1, 3, 5], dtype=np.int8))
+    # NEP 50: a Python int out of int8's range is refused, not wrapped
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        devarray.searchsorted(d, 300)
+    for bad in ("3", None, [1], b"x"):
+        with pytest.raises(TypeError, match="DeviceArray or a Python scalar"):
+            devarray.searchsorted(d, bad)

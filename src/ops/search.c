@@ -12,7 +12,9 @@
  * element of x2 (kernels/search.cu).  A sorter index that the search reads
  * and finds out of range is NumPy's ValueError; on CUDA that is a flag set
  * on the device and read back, which synchronises (only when sorter is
- * given).
+ * given).  A Python scalar x2 (2025.12) is a 0-d array of the dtype it
+ * promotes to with x1 (NEP 50: weak when exactly int, float, ...), so the
+ * result is a 0-d array.
  *
  * Ownership: the contiguous copies are new references released at the one
  * exit; the result is new.
@@ -23,6 +25,8 @@
 #include "core/copy.h"
 #include "base/dtype.h"
 #include "ops/scan.h"
+#include "interop/scalar.h"
+#include "runtime/transfer.h"
 
 PyObject *
 search_argreduce(DeviceArrayObject *a, int op, PyObject *axis_obj, int keepdims)
@@ -114,19 +118,52 @@ search_side(PyObject *side)
     return -1;
 }
 
+/* The Python scalar x2 as a 0-d array on x1's place, of the dtype it
+   promotes to with x1; a new reference, or NULL with TypeError (not a
+   scalar) or OverflowError (an int out of x1's integer range, NumPy
+   2's weak-scalar rule). */
+static DeviceArrayObject *
+search_scalar_values(DeviceArrayObject *x1, PyObject *x2)
+{
+    const char kind = scalar_python_kind(x2);
+    _Alignas(16) char element[16]; /* the widest dtype, complex128 */
+    DeviceArrayObject *values;
+    int typenum;
+
+    if (kind == 0) {
+        PyErr_Format(PyExc_TypeError,
+                     "searchsorted() x2 must be a DeviceArray or a Python scalar, "
+                     "not %.200s",
+                     Py_TYPE(x2)->tp_name);
+        return NULL;
+    }
+    typenum = scalar_is_weak(x2) ? dtype_promote_weak(x1->typenum, kind)
+                                 : dtype_promote(x1->typenum, scalar_default_typenum(kind));
+    if (scalar_store_python(x2, typenum, element) < 0 || array_activate(x1) < 0) {
+        return NULL;
+    }
+    values = array_new(x1->backend, typenum, 0, NULL);
+    if (values != NULL && transfer_copy(x1->backend, values->data, element,
+                                        (size_t)dtype_table[typenum].itemsize,
+                                        DA_COPY_H2D) < 0) {
+        Py_CLEAR(values);
+    }
+    return values;
+}
+
 static PyObject *
 search_searchsorted(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"", "", "side", "sorter", NULL};
-    DeviceArrayObject *x1, *x2, *sorted = NULL, *values = NULL, *order = NULL,
-                      *result = NULL;
-    PyObject *side_obj = NULL, *sorter = Py_None;
+    DeviceArrayObject *x1, *x2 = NULL, *sorted = NULL, *values = NULL,
+                      *order = NULL, *result = NULL;
+    PyObject *x2_obj, *side_obj = NULL, *sorter = Py_None;
     da_searchsorted s;
     int typenum, status;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!|$OO:searchsorted", kwlist,
-                                     &DeviceArray_Type, &x1, &DeviceArray_Type, &x2,
-                                     &side_obj, &sorter)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O|$OO:searchsorted", kwlist,
+                                     &DeviceArray_Type, &x1, &x2_obj, &side_obj,
+                                     &sorter)) {
         return NULL;
     }
     memset(&s, 0, sizeof(s));
@@ -137,9 +174,6 @@ search_searchsorted(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
         PyErr_Format(PyExc_ValueError,
                      "searchsorted() x1 must be one-dimensional, not %d-dimensional",
                      x1->ndim);
-        return NULL;
-    }
-    if (array_check_same_place("searchsorted", x1, x2) < 0) {
         return NULL;
     }
     if (sorter != Py_None) {
@@ -163,10 +197,19 @@ search_searchsorted(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
             return NULL;
         }
     }
+    if (DeviceArray_Check(x2_obj)) {
+        x2 = (DeviceArrayObject *)Py_NewRef(x2_obj);
+        if (array_check_same_place("searchsorted", x1, x2) < 0) {
+            goto error;
+        }
+    }
+    else if ((x2 = search_scalar_values(x1, x2_obj)) == NULL) {
+        goto error;
+    }
     typenum = dtype_promote(x1->typenum, x2->typenum);
     result = array_new(x2->backend, DA_INT64, x2->ndim, DA_SHAPE(x2));
     if (result == NULL || result->size == 0) {
-        return (PyObject *)result;
+        goto done;
     }
     sorted = copy_contiguous_as(x1, typenum);
     values = sorted != NULL ? copy_contiguous_as(x2, typenum) : NULL;
@@ -200,6 +243,7 @@ done:
     Py_XDECREF(order);
     Py_XDECREF(values);
     Py_XDECREF(sorted);
+    Py_XDECREF(x2);
     return (PyObject *)result;
 }
 
@@ -215,7 +259,8 @@ static PyMethodDef search_functions[] = {
     {"searchsorted", (PyCFunction)(void (*)(void))search_searchsorted,
      METH_VARARGS | METH_KEYWORDS,
      "searchsorted(x1, x2, /, *, side='left', sorter=None)\n--\n\nFor each "
-     "element of x2, the index (int64) at which inserting it keeps the 1-d x1 "
+     "element of x2 (an array, or a Python int or float: a 0-d result), the "
+     "index (int64) at which inserting it keeps the 1-d x1 "
      "(or x1[sorter]) sorted: before equal elements ('left') or after them "
      "('right'); NaN sorts last."},
     {NULL, NULL, 0, NULL},
