@@ -2,7 +2,7 @@
 
 DeviceArray owns CUDA device memory on any GPU of the machine (or host memory
 on the host backend, for machines without a GPU).  The module implements the
-main namespace of the Python array API standard (2024.12) on CUDA kernels:
+main namespace of the Python array API standard (2025.12) on CUDA kernels:
 elementwise functions and operators, creation and manipulation, reductions
 and statistics, searching, sorting, sets, indexing and matmul.  Memory is
 exchanged without copies through DLPack and the CUDA Array Interface.

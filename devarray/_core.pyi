@@ -263,7 +263,7 @@ class DeviceArray:
     def __abs__(self) -> DeviceArray: ...
     def __invert__(self) -> DeviceArray: ...
 
-# Creation functions (array API 2024.12; src/api/creation.c, src/api/ranges.c).
+# Creation functions (array API 2025.12; src/api/creation.c, src/api/ranges.c).
 # device= takes a devarray.Device or None: None is the default place, or for
 # the *_like functions x's place, for asarray of a DeviceArray its place.
 # to_device copies a buffer-protocol object (or a DeviceArray, to the default

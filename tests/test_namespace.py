@@ -34,7 +34,7 @@ def np_info():
 # ---- version and constants ---------------------------------------------------
 
 def test_version_and_constants():
-    assert devarray.__array_api_version__ == "2024.12"
+    assert devarray.__array_api_version__ == "2025.12"
     for name, value in (("e", math.e), ("pi", math.pi), ("inf", math.inf)):
         got = getattr(devarray, name)
         assert type(got) is float and got == value, name

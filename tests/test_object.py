@@ -1,4 +1,4 @@
-"""The DeviceArray object protocol of the array API 2024.12, against NumPy 2:
+"""The DeviceArray object protocol of the array API 2025.12, against NumPy 2:
 operators (comparisons, // % ** & | ^ ~ << >>, reflected and in place, @),
 __hash__, __setitem__, iteration, conversions to Python scalars,
 __format__, pickle and copy, __array_namespace__, mT, device and
@@ -641,13 +641,13 @@ def test_copy_and_deepcopy(backend, rng, deep):
 
 def test_array_namespace(backend):
     d = devarray.zeros(2)
-    for version in (None, "2024.12", "2023.12", "2022.12", "2021.12"):
+    for version in (None, "2025.12", "2024.12", "2023.12"):
         assert d.__array_namespace__(api_version=version) is devarray
     assert d.__array_namespace__() is devarray
-    with pytest.raises(ValueError, match="2024.12"):
-        d.__array_namespace__(api_version="2020.10")
-    with pytest.raises(ValueError):
-        d.__array_namespace__(api_version="2024.13")
+    for version in ("2022.12", "2021.12", "2020.10", "2024.13", "2026.12", ""):
+        with pytest.raises(ValueError, match=r"not supported: .* standard 2025\.12 "
+                                             r"\(and accepts 2024\.12 and 2023\.12\)"):
+            d.__array_namespace__(api_version=version)
     with pytest.raises(TypeError):
         d.__array_namespace__(api_version=2024.12)
     with pytest.raises(TypeError):

@@ -14,6 +14,7 @@
 #include "interop/dlpack.h"
 #include "api/number.h"
 #include "api/numpy_protocol.h"
+#include "api/namespace.h"
 #include "api/pickle.h"
 #include "core/reduce.h"
 #include "ops/search.h"
@@ -205,9 +206,11 @@ array_format(DeviceArrayObject *self, PyObject *spec)
 }
 
 /* The versions of the array API standard __array_namespace__ accepts; the
-   first is the one devarray implements. */
-static const char *const methods_api_versions[] = {"2024.12", "2023.12",
-                                                   "2022.12", "2021.12"};
+   first is the one devarray implements.  It serves the older two but for
+   the tuples 2025.12 returns where they said list (meshgrid,
+   broadcast_arrays, devices()). */
+static const char *const methods_api_versions[] = {NAMESPACE_API_VERSION,
+                                                   "2024.12", "2023.12"};
 
 static PyObject *
 array_array_namespace(DeviceArrayObject *Py_UNUSED(self), PyObject *args,
@@ -223,7 +226,7 @@ array_array_namespace(DeviceArrayObject *Py_UNUSED(self), PyObject *args,
     }
     if (version != Py_None && !PyUnicode_Check(version)) {
         PyErr_Format(PyExc_TypeError,
-                     "api_version must be None or a str such as '2024.12', "
+                     "api_version must be None or a str such as '" NAMESPACE_API_VERSION "', "
                      "not %.200s",
                      Py_TYPE(version)->tp_name);
         return NULL;
@@ -239,8 +242,8 @@ array_array_namespace(DeviceArrayObject *Py_UNUSED(self), PyObject *args,
     if (i == sizeof methods_api_versions / sizeof methods_api_versions[0]) {
         PyErr_Format(PyExc_ValueError,
                      "api_version %R is not supported: devarray implements "
-                     "the array API standard %s (and accepts 2023.12, "
-                     "2022.12 and 2021.12)",
+                     "the array API standard %s (and accepts 2024.12 and "
+                     "2023.12)",
                      version, methods_api_versions[0]);
         return NULL;
     }
@@ -471,8 +474,8 @@ PyMethodDef methods_table[] = {
     {"__array_namespace__", (PyCFunction)(void (*)(void))array_array_namespace,
      METH_VARARGS | METH_KEYWORDS,
      "__array_namespace__($self, /, *, api_version=None)\n--\n\nThe devarray "
-     "module, the array API namespace of api_version None or '2024.12' (also "
-     "'2023.12', '2022.12', '2021.12')."},
+     "module, the array API namespace of api_version None or '"
+     NAMESPACE_API_VERSION "' (also '2024.12', '2023.12')."},
     {"__array_function__", (PyCFunction)(void (*)(void))numpy_protocol_array_function,
      METH_FASTCALL,
      "__array_function__($self, func, types, args, kwargs, /)\n--\n\nNEP 18: "

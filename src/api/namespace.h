@@ -10,7 +10,7 @@
 #include "base/common.h"
 
 /* The standard's version devarray implements. */
-#define NAMESPACE_API_VERSION "2024.12"
+#define NAMESPACE_API_VERSION "2025.12"
 
 /* Add the names above to `module`.  0, or -1 with an exception. */
 int namespace_module_init(PyObject *module);
