@@ -24,8 +24,11 @@
 #                      draws than the fixed ones: a judge that does not
 #                      derandomize may draw them)
 #   PYTHON             the interpreter (default python3)
+#   ARRAY_API_VERSION  the revision of the standard judged: 2025.12 (the
+#                      default: devarray itself) or 2024.12 or 2023.12 (the
+#                      namespace x.__array_namespace__(api_version=...) gives)
 #
-# Settings, as the judge: ARRAY_API_TESTS_VERSION=2024.12 and
+# Settings, as the judge's: ARRAY_API_TESTS_VERSION=$ARRAY_API_VERSION and
 # --max-examples=50.  Also --derandomize unless ARRAY_API_SEED is set
 # (Hypothesis draws from a seed fixed per test, so two runs of one tree
 # agree) and --disable-deadline (a slow shared machine would fail tests on
@@ -91,10 +94,18 @@ else
         test_sorting_functions.py test_set_functions.py
         test_indexing_functions.py test_utility_functions.py test_linalg.py)
 fi
+version=${ARRAY_API_VERSION:-2025.12}
+case $version in
+    2025.12) module=devarray ;;
+    2024.12 | 2023.12)
+        module="exec('import devarray; xp = devarray.empty(0).__array_namespace__(api_version=\"$version\")')" ;;
+    *) echo "array_api_tests: ARRAY_API_VERSION $version is not 2025.12, 2024.12 or 2023.12" >&2
+        exit 2 ;;
+esac
 rc=0
 (
     cd "$suite"
-    ARRAY_API_TESTS_MODULE=devarray ARRAY_API_TESTS_VERSION=2024.12 \
+    ARRAY_API_TESTS_MODULE=$module ARRAY_API_TESTS_VERSION=$version \
         "$PYTHON" -m pytest -q -p no:cacheprovider --rootdir=. "${workers[@]}" \
         --max-examples=50 "${draws[@]}" --disable-deadline \
         --continue-on-collection-errors -W "ignore:case for:UserWarning" \
@@ -104,6 +115,6 @@ rc=0
 ) || rc=$?
 
 echo
-echo "=== array-api-tests per file (backend ${DEVARRAY_BACKEND:-default}, report $report)"
+echo "=== array-api-tests $version per file (backend ${DEVARRAY_BACKEND:-default}, report $report)"
 "$PYTHON" "$root/tests/array_api_summary.py" "$report" || true
 exit "$rc"

@@ -176,6 +176,38 @@ def test_info_devices():
         assert devices == (devarray.Device("host"),)
 
 
+@pytest.mark.parametrize("version", ["2024.12", "2023.12"])
+def test_older_revision_namespace(backend, rng, version):
+    """__array_namespace__(api_version=...) of 2024.12 and 2023.12: lists where
+    2025.12 made tuples, everything else devarray's own."""
+    a = rng.standard_normal((3,)).astype("float32")
+    b = rng.integers(-9, 9, (1, 4)).astype("int32")
+    xp = devarray.asarray(a).__array_namespace__(api_version=version)
+    assert xp.__array_api_version__ == version
+    assert devarray.__array_api_version__ == "2025.12"
+    grids = xp.meshgrid(xp.asarray(a), xp.asarray(b[0]), indexing="ij")
+    assert type(grids) is list
+    for g, e in zip(grids, np.meshgrid(a, b[0], indexing="ij")):
+        assert_values(g, e)
+    assert xp.meshgrid() == []
+    shaped = xp.broadcast_arrays(xp.asarray(a[:, None]), xp.asarray(b))
+    assert type(shaped) is list
+    for g, e in zip(shaped, np.broadcast_arrays(a[:, None], b)):
+        assert_values(g, e)
+    with pytest.raises(ValueError):
+        xp.meshgrid(xp.asarray(a), indexing="xz")
+    with pytest.raises(ValueError):
+        xp.broadcast_arrays(xp.asarray(a), xp.asarray(b[0]))
+    info, newest = xp.__array_namespace_info__(), devarray.__array_namespace_info__()
+    assert info.devices() == list(newest.devices())
+    assert type(info.devices()) is list
+    assert info.default_device() == newest.default_device()
+    assert info.capabilities() == newest.capabilities()
+    assert info.default_dtypes(device="host") == newest.default_dtypes(device="host")
+    assert (info.dtypes(kind="integral", device="host")
+            == newest.dtypes(kind="integral", device="host"))
+
+
 @pytest.mark.parametrize("device", [None, "host", "cpu", devarray.Device("host")],
                          ids=str)
 def test_info_default_dtypes(device):

@@ -206,11 +206,27 @@ array_format(DeviceArrayObject *self, PyObject *spec)
 }
 
 /* The versions of the array API standard __array_namespace__ accepts; the
-   first is the one devarray implements.  It serves the older two but for
-   the tuples 2025.12 returns where they said list (meshgrid,
+   first is the one devarray implements and its answer is devarray itself.
+   The older two get devarray/_versions.py's namespace, where the three
+   functions whose tuples 2025.12 introduced return lists again (meshgrid,
    broadcast_arrays, devices()). */
 static const char *const methods_api_versions[] = {NAMESPACE_API_VERSION,
                                                    "2024.12", "2023.12"};
+
+/* devarray._versions.namespace(version): the older revision's namespace. */
+static PyObject *
+namespace_of_version(PyObject *version)
+{
+    PyObject *versions = PyImport_ImportModule("devarray._versions");
+    PyObject *result = NULL;
+
+    if (versions == NULL) {
+        return NULL;
+    }
+    result = PyObject_CallMethod(versions, "namespace", "O", version);
+    Py_DECREF(versions);
+    return result;
+}
 
 static PyObject *
 array_array_namespace(DeviceArrayObject *Py_UNUSED(self), PyObject *args,
@@ -247,7 +263,10 @@ array_array_namespace(DeviceArrayObject *Py_UNUSED(self), PyObject *args,
                      version, methods_api_versions[0]);
         return NULL;
     }
-    return PyImport_ImportModule("devarray");
+    if (i == 0 || version == Py_None) {
+        return PyImport_ImportModule("devarray");
+    }
+    return namespace_of_version(version);
 }
 
 /* x.to_device(device, /, *, stream=None): x itself where it already is, else
@@ -475,7 +494,10 @@ PyMethodDef methods_table[] = {
      METH_VARARGS | METH_KEYWORDS,
      "__array_namespace__($self, /, *, api_version=None)\n--\n\nThe devarray "
      "module, the array API namespace of api_version None or '"
-     NAMESPACE_API_VERSION "' (also '2024.12', '2023.12')."},
+     NAMESPACE_API_VERSION "'; for '2024.12' and '2023.12' a namespace of "
+     "the same functions where meshgrid, broadcast_arrays and "
+     "__array_namespace_info__().devices() return lists, as those revisions "
+     "say."},
     {"__array_function__", (PyCFunction)(void (*)(void))numpy_protocol_array_function,
      METH_FASTCALL,
      "__array_function__($self, func, types, args, kwargs, /)\n--\n\nNEP 18: "
