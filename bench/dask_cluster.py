@@ -24,6 +24,10 @@ one GPU or on devarray's host backend (without CuPy: devarray rows only).
     python3 bench/dask_cluster.py                     # every GPU: 1, 2, 4 workers
     python3 bench/dask_cluster.py --protocol ucx      # distributed-ucxx installed
     python3 bench/dask_cluster.py --smoke             # a check that it runs
+
+--profile adds a table that splits the sum row's time: the same graph on
+chunks of one row (dask's own cost), and one chunk's (x + 1).sum() timed on a
+worker without dask, times the chunks per worker (the GPU's).
 """
 
 import argparse
@@ -96,6 +100,20 @@ def same(block):
     return block
 
 
+def one_chunk_sum_seconds(lib, shape, repeat):
+    """The best time of (x + 1).sum() on one chunk of shape on this worker's
+    GPU, the result read back (float waits for it): the GPU's share of one
+    task of the sum row, without dask."""
+    x = fill(lib, shape, "float32", 1.0)
+    best = math.inf
+    for i in range(repeat + 1):
+        start = time.perf_counter()
+        float((x + 1).sum())
+        if i:
+            best = min(best, time.perf_counter() - start)
+    return best
+
+
 def release_memory():
     """Give both libraries' cached device memory back between runs, so that
     neither starts with the other's cache in the way."""
@@ -154,6 +172,32 @@ def time_sum(client, lib, args, chunks):
     rows = row_count(args.sum_gib, SUM_COLUMNS, chunks)
     x = made_on_workers(client, lib, (rows, SUM_COLUMNS), rows // chunks)
     return best_time(lambda x: float((x + 1).sum().compute()), x, args.repeat)
+
+
+def sum_profile(client, lib, args, chunks, n_workers, wall):
+    """Where the sum row's time goes: the same graph on chunks of one row
+    (dask's cost: scheduling, the identity tasks, moving the partial sums,
+    the result to the client), and the GPU's work per worker (one chunk's
+    time, measured on a worker without dask, times the chunks each worker
+    holds)."""
+    rows = row_count(args.sum_gib, SUM_COLUMNS, chunks)
+    tiny = made_on_workers(client, lib, (chunks, SUM_COLUMNS), 1)
+    floor, _ = best_time(lambda x: float((x + 1).sum().compute()), tiny, args.repeat)
+    worker = sorted(client.scheduler_info()["workers"])[0]
+    one = client.run(one_chunk_sum_seconds, lib, (rows // chunks, SUM_COLUMNS), args.repeat,
+                     workers=[worker])[worker]
+    work = one * chunks / n_workers
+    return (n_workers, LIB_TITLES[lib], wall, floor, work)
+
+
+def profile_table(profiles):
+    lines = ["| workers | chunks | wall | dask alone (1-row chunks) | array work per worker "
+             "| dask + work |",
+             "| ---: | --- | ---: | ---: | ---: | ---: |"]
+    for n_workers, lib, wall, floor, work in profiles:
+        lines.append("| %d | %s | %.4f s | %.4f s | %.4f s | %.4f s |"
+                     % (n_workers, lib, wall, floor, work, floor + work))
+    return "\n".join(lines)
 
 
 def time_matmul(client, lib, args, chunks):
@@ -225,8 +269,9 @@ def run_row(timer, client, lib, args, extra):
 
 
 def measure(backend, libs, args):
-    """Rows of (title, workers, {lib: (seconds or error, value)})."""
-    rows = []
+    """Rows of (title, workers, {lib: (seconds or error, value)}), and with
+    --profile the sum row's profiles."""
+    rows, profiles = [], []
     chunks = CHUNKS_PER_WORKER * max(args.workers)
     transfer = "%s chunk from one worker to another (%s)" % (size(args.transfer_gib),
                                                             args.protocol)
@@ -239,13 +284,17 @@ def measure(backend, libs, args):
                 for title, timer in workloads(args):
                     log("  %s: %s" % (lib, title))
                     results[title][lib] = run_row(timer, client, lib, args, chunks)
+                    wall = results[title][lib][0]
+                    if args.profile and timer is time_sum and isinstance(wall, float):
+                        profiles.append(sum_profile(client, lib, args, chunks, n_workers,
+                                                    wall))
                 if n_workers >= 2:
                     log("  %s: %s" % (lib, transfer))
                     workers = sorted(client.scheduler_info()["workers"])
                     results[transfer][lib] = run_row(time_transfer, client, lib, args, workers)
                 client.run(release_memory)
         rows += [(title, n_workers, per_lib) for title, per_lib in results.items()]
-    return rows
+    return rows, profiles
 
 
 def cell(seconds):
@@ -287,6 +336,8 @@ def parse_args():
     parser.add_argument("--transfer-gib", type=float, default=1.0)
     parser.add_argument("--repeat", type=int, default=3, help="best of N, after a warm-up")
     parser.add_argument("--protocol", default="tcp", choices=["tcp", "ucx"])
+    parser.add_argument("--profile", action="store_true",
+                        help="split the sum row's time into dask's and the GPU's")
     parser.add_argument("--smoke", action="store_true",
                         help="every row tiny, on one GPU or on the host backend")
     args = parser.parse_args()
@@ -327,10 +378,16 @@ def main():
              ", CuPy %s" % sys.modules["cupy"].__version__ if "cupy" in libs else "",
              args.protocol, args.repeat))
     print()
-    text, notes = table(measure(backend, libs, args), libs)
+    rows, profiles = measure(backend, libs, args)
+    text, notes = table(rows, libs)
     print(text)
     for line in notes:
         print("- " + line)
+    if profiles:
+        print()
+        print("Where the sum row's time goes:")
+        print()
+        print(profile_table(profiles))
 
 
 if __name__ == "__main__":
