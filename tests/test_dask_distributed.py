@@ -7,6 +7,7 @@ LocalCUDACluster of one worker per GPU.  Skipped where distributed is not
 installed."""
 
 import collections
+import importlib.util
 import os
 import subprocess
 import sys
@@ -29,6 +30,8 @@ from _multigpu import need_gpus  # noqa: E402
 from devarray import _core  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# with rmm installed the cuda family copies each frame into rmm memory
+HAVE_RMM = importlib.util.find_spec("rmm") is not None
 
 # Views of a (6, 8) array, applied alike to the NumPy original and to its
 # DeviceArray: the layouts a chunk can have when it leaves a worker.
@@ -234,11 +237,42 @@ def test_cuda_family_round_trip(gpu, rng, dtype, layout):
     (frame,) = frames
     interface = frame.__cuda_array_interface__
     assert (interface["typestr"], interface["shape"]) == ("|u1", (expected.nbytes,))
-    if layout in ("C", "F", "0-d", "size-1"):
+    if layout in ("C", "F", "0-d", "size-1") and not HAVE_RMM:
         assert frame.ptr == x.ptr
     got = deserialize(header, frames)
     assert got.ptr == frame.ptr
     assert_same_chunk(got, expected, here())
+
+
+def test_cuda_family_frame_without_rmm(gpu, rng, monkeypatch):
+    """Without rmm a contiguous chunk goes as its own memory, no copy."""
+    monkeypatch.setitem(sys.modules, "rmm", None)  # import rmm: ImportError
+    expected, x = chunk_pair(rng, "int32", "C")
+    header, (frame,) = serialize(x, serializers=("cuda",), on_error="raise")
+    assert frame.ptr == x.ptr
+    assert_same_chunk(deserialize(header, [frame]), expected, here())
+
+
+@pytest.mark.parametrize("layout", ["C", "strided", "empty"])
+def test_cuda_family_frame_in_rmm_memory(gpu, rng, layout):
+    """With rmm the frame is a copy in memory that cuIpcGetMemHandle can
+    export (UCX's NVLink path between processes); devarray's own pool
+    memory cannot be exported that way."""
+    pytest.importorskip("rmm", reason="rmm is not installed")
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed (it checks the IPC handle)")
+    expected, x = chunk_pair(rng, "float64", layout)
+    header, (frame,) = serialize(x, serializers=("cuda",), on_error="raise")
+    assert frame.device == x.device
+    if layout != "empty":
+        assert frame.ptr != x.ptr
+        assert isinstance(frame.__cuda_array_interface__, dict)
+        cupy.cuda.runtime.ipcGetMemHandle(frame.ptr)
+        with pytest.raises(cupy.cuda.runtime.CUDARuntimeError):
+            cupy.cuda.runtime.ipcGetMemHandle(devarray.empty(1 << 22, dtype="uint8").ptr)
+    del x  # the frame does not need the chunk
+    overwrite = devarray.full(expected.shape, -1.0)
+    assert_same_chunk(deserialize(header, [frame]), expected, here())
+    del overwrite
 
 
 def frame_as(kind, frame):
