@@ -23,9 +23,8 @@
  * The route depends only on nsegments and seglen, so the sizing call
  * (temp == NULL) and the computing call agree.
  *
- * searchsorted is a binary search per value, a thread each, through
- * samples of the sorted sequence kept in shared memory when it is long;
- * isin's mode tests the element found for equality in the same thread, so
+ * searchsorted is a binary search per value, a thread each, of fixed
+ * length where there is no sorter; isin's mode tests the element found for equality in the same thread, so
  * isin reads its values once and writes one byte each.
  */
 #include <stdint.h>
@@ -433,64 +432,34 @@ search_store(const da_searchsorted &s, int64_t k, int64_t lo,
     }
 }
 
-/* Shared memory for the samples of search_sampled_kernel, per block. */
-constexpr size_t kSampleBytes = 32768;
-/* blocks per multiprocessor for it: 6 of 32 KiB fit an H100's 228 KiB */
-constexpr int kSampledBlocksPerSM = 6;
-
-/* Without a sorter, for a sorted sequence longer than kSampleBytes holds:
-   each block keeps every stride-th element in shared memory and searches
-   there first, so that a value's search in global memory is left with a
-   window of stride elements (one 32-byte sector for int32 against 2^16)
-   instead of every level of the tree.  isin of 2^26 int32 against 2^16
-   values spent its time in those dependent loads.  Sample j is element
-   j * stride; with J the first sample the point is not past, the point
-   lies in ((J - 1) * stride, J * stride]. */
+/* Without a sorter: the insertion point by a search of fixed length
+   (ceil(log2 n) steps for every value, a select instead of a branch), so
+   a warp's threads never wait for each other's extra step. */
 template <int Typenum>
 static __global__ void __launch_bounds__(kBlockThreads)
-search_sampled_kernel(da_searchsorted s, int64_t stride, int nsamples)
+search_branchless_kernel(da_searchsorted s)
 {
     typedef arg_types<Typenum> T;
-    typedef typename T::A A;
-    extern __shared__ __align__(16) unsigned char search_shared[];
-    A *samples = reinterpret_cast<A *>(search_shared);
     const typename T::S *sorted = static_cast<const typename T::S *>(s.sorted);
     const typename T::S *values = static_cast<const typename T::S *>(s.values);
     const int64_t step = (int64_t)gridDim.x * kBlockThreads;
     int64_t k;
 
-    for (int j = threadIdx.x; j < nsamples; j += kBlockThreads) {
-        samples[j] = T::load(sorted + (int64_t)j * stride);
-    }
-    __syncthreads();
     for (k = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; k < s.nvalues; k += step) {
-        const A v = T::load(values + k);
-        int first = 0, last = nsamples;
-        while (first < last) {
-            const int mid = first + (last - first) / 2;
-            if (search_past(samples[mid], v, s.right)) {
-                first = mid + 1;
-            }
-            else {
-                last = mid;
-            }
+        const typename T::A v = T::load(values + k);
+        int64_t base = 0, len = s.n;
+        while (len > 1) {
+            const int64_t half = len / 2;
+            base = search_past(T::load(sorted + base + half), v, s.right) ? base + half : base;
+            len -= half;
         }
-        int64_t lo = first == 0 ? 0 : (int64_t)(first - 1) * stride + 1;
-        int64_t hi = first == nsamples ? s.n : (int64_t)first * stride;
-        while (lo < hi) {
-            const int64_t mid = lo + (hi - lo) / 2;
-            if (search_past(T::load(sorted + mid), v, s.right)) {
-                lo = mid + 1;
-            }
-            else {
-                hi = mid;
-            }
-        }
+        const int64_t lo = base + (s.n > 0 && search_past(T::load(sorted + base), v, s.right));
         search_store<Typenum>(s, k, lo, v);
     }
 }
 
-/* One thread per value: the insertion point by binary search. */
+/* One thread per value: the insertion point by binary search through the
+   sorter, whose every index read is checked. */
 template <int Typenum>
 static __global__ void __launch_bounds__(kBlockThreads)
 search_kernel(da_searchsorted s)
@@ -533,26 +502,13 @@ struct search_launcher {
     cudaError_t
     run() const
     {
-        typedef typename arg_types<Typenum>::A A;
-        constexpr int64_t kSamples = (int64_t)(kSampleBytes / sizeof(A));
         unsigned int blocks;
         cudaError_t err = grid_blocks(s->nvalues, &blocks);
         if (err != cudaSuccess) {
             return err;
         }
-        if (s->sorter == nullptr && s->n > kSamples) {
-            const int64_t stride = (s->n + kSamples - 1) / kSamples;
-            const int nsamples = (int)((s->n + stride - 1) / stride);
-            int device, sms;
-            if ((err = cudaGetDevice(&device)) != cudaSuccess ||
-                (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) !=
-                    cudaSuccess) {
-                return err;
-            }
-            const unsigned int resident = (unsigned int)sms * kSampledBlocksPerSM;
-            search_sampled_kernel<Typenum>
-                <<<blocks < resident ? blocks : resident, kBlockThreads,
-                   (size_t)nsamples * sizeof(A), stream>>>(*s, stride, nsamples);
+        if (s->sorter == nullptr) {
+            search_branchless_kernel<Typenum><<<blocks, kBlockThreads, 0, stream>>>(*s);
         }
         else {
             search_kernel<Typenum><<<blocks, kBlockThreads, 0, stream>>>(*s);

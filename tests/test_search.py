@@ -141,17 +141,16 @@ def test_searchsorted_like_numpy(backend, rng, dt):
 
 @pytest.mark.parametrize("dt", DTYPES)
 def test_searchsorted_long_sorted(backend, rng, dt):
-    """Sorted sequences past what the CUDA search keeps of them in shared
-    memory (32 KiB of samples: 2049 to 8193 elements by the compute type's
-    size, up to 70001), so the search ends in a window between two samples:
-    runs of ties across samples, values below, above and between all of
-    them, NaN; both sides, and isin on the same arrays."""
+    """Long sorted sequences (2049 to 70001 elements: searches of 12 to 17
+    steps): runs of ties, values below, above and between all of them,
+    elements at multiples of a stride, NaN; both sides, and isin on the
+    same arrays."""
     for n in (2049, 4097, 8193, 16385, 70001):
         for x1 in (np.sort(tied(rng, (n,), dt)),
                    np.sort(random_array(rng, (n,), dt, special=True))):
             x2 = random_array(rng, (3000,), dt, special=True)
             x2[::2] = x1[rng.integers(0, n, size=x2[::2].size)]
-            # elements at multiples of a stride, as the samples are
+            # elements at multiples of a stride
             at = np.arange(0, n, rng.integers(2, 36))[:1500]
             x2[1:2 * at.size:2] = x1[at]
             for side in ("left", "right"):
