@@ -19,7 +19,7 @@
 #include "base/common.h"
 #include "runtime/device.h"
 
-/* Set up the small-block lists. */
+/* Set up the small-block lists, and every place without a memory limit. */
 void pool_init(void);
 
 /* Allocate `nbytes` (may be 0: returns a non-NULL dummy that must still be
