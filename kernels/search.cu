@@ -475,13 +475,10 @@ search_kernel(da_searchsorted s)
         int64_t lo = 0, hi = s.n;
         while (lo < hi) {
             const int64_t mid = lo + (hi - lo) / 2;
-            int64_t at = mid;
-            if (s.sorter != nullptr) {
-                at = s.sorter[mid];
-                if (at < 0 || at >= s.n) {
-                    *s.bad = 1; /* every writer stores the same value */
-                    break;
-                }
+            const int64_t at = s.sorter[mid];
+            if (at < 0 || at >= s.n) {
+                *s.bad = 1; /* every writer stores the same value */
+                break;
             }
             if (search_past(T::load(sorted + at), v, s.right)) {
                 lo = mid + 1;
