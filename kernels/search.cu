@@ -24,8 +24,9 @@
  * (temp == NULL) and the computing call agree.
  *
  * searchsorted is a binary search per value, a thread each, of fixed
- * length where there is no sorter; isin's mode tests the element found for equality in the same thread, so
- * isin reads its values once and writes one byte each.
+ * length where there is no sorter; isin's mode tests the element found
+ * for equality in the same thread, so isin reads its values once and
+ * writes one byte each.
  */
 #include <stdint.h>
 
