@@ -23,10 +23,9 @@
  * The route depends only on nsegments and seglen, so the sizing call
  * (temp == NULL) and the computing call agree.
  *
- * searchsorted is a binary search per value, a thread each, of fixed
- * length where there is no sorter; isin's mode tests the element found
- * for equality in the same thread, so isin reads its values once and
- * writes one byte each.
+ * searchsorted is a binary search per value, a thread each; isin's mode
+ * tests the element found for equality in the same thread, so isin reads
+ * its values once and writes one byte each.
  */
 #include <stdint.h>
 
@@ -407,60 +406,7 @@ struct arg_launcher {
     }
 };
 
-/* Whether the insertion point of v lies past an element m of the sorted
-   sequence: m < v (left), !(v < m) (right).  True, then false, along it. */
-template <typename A>
-static __device__ __forceinline__ bool
-search_past(const A &m, const A &v, int right)
-{
-    return right ? !da_sort_lt(v, m) : da_sort_lt(m, v);
-}
-
-/* The result for value k, whose insertion point is lo. */
-template <int Typenum>
-static __device__ __forceinline__ void
-search_store(const da_searchsorted &s, int64_t k, int64_t lo,
-             const typename arg_types<Typenum>::A &v)
-{
-    typedef arg_types<Typenum> T;
-    if (s.found != nullptr) {
-        const typename T::S *sorted = static_cast<const typename T::S *>(s.sorted);
-        const int hit = lo < s.n && da_order_eq(T::load(sorted + lo), v);
-        s.found[k] = (uint8_t)(hit != s.invert);
-    }
-    else {
-        s.out[k] = lo;
-    }
-}
-
-/* Without a sorter: the insertion point by a search of fixed length
-   (ceil(log2 n) steps for every value, a select instead of a branch), so
-   a warp's threads never wait for each other's extra step. */
-template <int Typenum>
-static __global__ void __launch_bounds__(kBlockThreads)
-search_branchless_kernel(da_searchsorted s)
-{
-    typedef arg_types<Typenum> T;
-    const typename T::S *sorted = static_cast<const typename T::S *>(s.sorted);
-    const typename T::S *values = static_cast<const typename T::S *>(s.values);
-    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
-    int64_t k;
-
-    for (k = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; k < s.nvalues; k += step) {
-        const typename T::A v = T::load(values + k);
-        int64_t base = 0, len = s.n;
-        while (len > 1) {
-            const int64_t half = len / 2;
-            base = search_past(T::load(sorted + base + half), v, s.right) ? base + half : base;
-            len -= half;
-        }
-        const int64_t lo = base + (s.n > 0 && search_past(T::load(sorted + base), v, s.right));
-        search_store<Typenum>(s, k, lo, v);
-    }
-}
-
-/* One thread per value: the insertion point by binary search through the
-   sorter, whose every index read is checked. */
+/* One thread per value: the insertion point by binary search. */
 template <int Typenum>
 static __global__ void __launch_bounds__(kBlockThreads)
 search_kernel(da_searchsorted s)
@@ -476,19 +422,29 @@ search_kernel(da_searchsorted s)
         int64_t lo = 0, hi = s.n;
         while (lo < hi) {
             const int64_t mid = lo + (hi - lo) / 2;
-            const int64_t at = s.sorter[mid];
-            if (at < 0 || at >= s.n) {
-                *s.bad = 1; /* every writer stores the same value */
-                break;
+            int64_t at = mid;
+            if (s.sorter != nullptr) {
+                at = s.sorter[mid];
+                if (at < 0 || at >= s.n) {
+                    *s.bad = 1; /* every writer stores the same value */
+                    break;
+                }
             }
-            if (search_past(T::load(sorted + at), v, s.right)) {
+            const typename T::A m = T::load(sorted + at);
+            if (s.right ? !da_sort_lt(v, m) : da_sort_lt(m, v)) {
                 lo = mid + 1;
             }
             else {
                 hi = mid;
             }
         }
-        search_store<Typenum>(s, k, lo, v);
+        if (s.found != nullptr) {
+            const int hit = lo < s.n && da_order_eq(T::load(sorted + lo), v);
+            s.found[k] = (uint8_t)(hit != s.invert);
+        }
+        else {
+            s.out[k] = lo;
+        }
     }
 }
 
@@ -505,12 +461,7 @@ struct search_launcher {
         if (err != cudaSuccess) {
             return err;
         }
-        if (s->sorter == nullptr) {
-            search_branchless_kernel<Typenum><<<blocks, kBlockThreads, 0, stream>>>(*s);
-        }
-        else {
-            search_kernel<Typenum><<<blocks, kBlockThreads, 0, stream>>>(*s);
-        }
+        search_kernel<Typenum><<<blocks, kBlockThreads, 0, stream>>>(*s);
         return cudaGetLastError();
     }
 };
