@@ -263,7 +263,7 @@ array_array_namespace(DeviceArrayObject *Py_UNUSED(self), PyObject *args,
                      version, methods_api_versions[0]);
         return NULL;
     }
-    if (i == 0 || version == Py_None) {
+    if (i == 0) { /* None too: the loop above left i at 0 */
         return PyImport_ImportModule("devarray");
     }
     return namespace_of_version(version);

@@ -16,6 +16,19 @@
 #include "runtime/stream.h"
 
 DeviceArrayObject *
+copy_new_0d(int backend, int typenum, const char *element)
+{
+    DeviceArrayObject *result = array_new(backend, typenum, 0, NULL);
+
+    if (result != NULL && transfer_copy(backend, result->data, element,
+                                        (size_t)da_itemsize(typenum),
+                                        DA_COPY_H2D) < 0) {
+        Py_CLEAR(result);
+    }
+    return result;
+}
+
+DeviceArrayObject *
 copy_contiguous_as(DeviceArrayObject *a, int typenum)
 {
     DeviceArrayObject *result;

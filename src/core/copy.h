@@ -23,6 +23,10 @@ int copy_order_converter(PyObject *obj, void *letter);
    reference) when it already is one of that dtype. */
 DeviceArrayObject *copy_contiguous_as(DeviceArrayObject *a, int typenum);
 
+/* A new 0-d array of dtype typenum on the active device of `backend`,
+   holding the one element at `element` (host memory). */
+DeviceArrayObject *copy_new_0d(int backend, int typenum, const char *element);
+
 /* A new array on `backend` with a's values cast to typenum (-1: a's dtype),
    copied through host memory when the backends differ. */
 PyObject *copy_to_backend(DeviceArrayObject *a, int typenum, int backend);

@@ -32,6 +32,13 @@ scalar_is_weak(PyObject *obj)
 }
 
 int
+scalar_promote(int typenum, PyObject *obj, char kind)
+{
+    return scalar_is_weak(obj) ? dtype_promote_weak(typenum, kind)
+                               : dtype_promote(typenum, scalar_default_typenum(kind));
+}
+
+int
 scalar_default_typenum(char kind)
 {
     switch (kind) {

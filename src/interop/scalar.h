@@ -21,6 +21,11 @@ int scalar_is_weak(PyObject *obj);
    bool, int64, float64, complex128 (as NumPy gives). */
 int scalar_default_typenum(char kind);
 
+/* typenum promoted with the Python scalar obj of kind `kind`: weakly
+   (dtype_promote_weak) when obj is weak, else as its kind's default
+   dtype. */
+int scalar_promote(int typenum, PyObject *obj, char kind);
+
 /* Convert a Python bool/int/float/complex (an exact or subclass instance)
    to a value of compute class `cls` (ops.h).  `range_typenum` is the dtype
    the scalar was promoted to (NEP 50): a Python int that does not fit it,

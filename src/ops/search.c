@@ -26,7 +26,6 @@
 #include "base/dtype.h"
 #include "ops/scan.h"
 #include "interop/scalar.h"
-#include "runtime/transfer.h"
 
 PyObject *
 search_argreduce(DeviceArrayObject *a, int op, PyObject *axis_obj, int keepdims)
@@ -127,7 +126,6 @@ search_scalar_values(DeviceArrayObject *x1, PyObject *x2)
 {
     const char kind = scalar_python_kind(x2);
     _Alignas(16) char element[16]; /* the widest dtype, complex128 */
-    DeviceArrayObject *values;
     int typenum;
 
     if (kind == 0) {
@@ -137,18 +135,12 @@ search_scalar_values(DeviceArrayObject *x1, PyObject *x2)
                      Py_TYPE(x2)->tp_name);
         return NULL;
     }
-    typenum = scalar_is_weak(x2) ? dtype_promote_weak(x1->typenum, kind)
-                                 : dtype_promote(x1->typenum, scalar_default_typenum(kind));
-    if (scalar_store_python(x2, typenum, element) < 0 || array_activate(x1) < 0) {
+    typenum = scalar_promote(x1->typenum, x2, kind);
+    if (typenum < 0 || scalar_store_python(x2, typenum, element) < 0 ||
+        array_activate(x1) < 0) {
         return NULL;
     }
-    values = array_new(x1->backend, typenum, 0, NULL);
-    if (values != NULL && transfer_copy(x1->backend, values->data, element,
-                                        (size_t)dtype_table[typenum].itemsize,
-                                        DA_COPY_H2D) < 0) {
-        Py_CLEAR(values);
-    }
-    return values;
+    return copy_new_0d(x1->backend, typenum, element);
 }
 
 static PyObject *

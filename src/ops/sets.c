@@ -221,7 +221,6 @@ static DeviceArrayObject *
 sets_scalar_array(PyObject *obj, int typenum, int backend, int *matches_nothing)
 {
     char bytes[16];
-    DeviceArrayObject *result;
 
     memset(bytes, 0, sizeof(bytes));
     *matches_nothing = 0;
@@ -235,12 +234,7 @@ sets_scalar_array(PyObject *obj, int typenum, int backend, int *matches_nothing)
         memset(bytes, 0, sizeof(bytes));
         *matches_nothing = 1;
     }
-    result = array_new(backend, typenum, 0, NULL);
-    if (result != NULL && transfer_copy(backend, result->data, bytes,
-                                        (size_t)da_itemsize(typenum), DA_COPY_H2D) < 0) {
-        Py_CLEAR(result);
-    }
-    return result;
+    return copy_new_0d(backend, typenum, bytes);
 }
 
 /* x flattened, cast to typenum and sorted ascending (NULL when x is
@@ -276,13 +270,8 @@ sets_sorted_flat(DeviceArrayObject *x, int typenum, DeviceArrayObject **sorted)
 static int
 sets_isin_dtype(DeviceArrayObject *a, DeviceArrayObject *b, PyObject *scalar, char kind)
 {
-    if (scalar == NULL) {
-        return dtype_promote(a->typenum, b->typenum);
-    }
-    if (!scalar_is_weak(scalar)) {
-        return dtype_promote(a->typenum, scalar_default_typenum(kind));
-    }
-    return dtype_promote_weak(a->typenum, kind);
+    return scalar == NULL ? dtype_promote(a->typenum, b->typenum)
+                          : scalar_promote(a->typenum, scalar, kind);
 }
 
 static PyObject *
