@@ -25,8 +25,9 @@ one GPU or on devarray's host backend (without CuPy: devarray rows only).
     python3 bench/dask_cluster.py --protocol ucx      # distributed-ucxx installed
     python3 bench/dask_cluster.py --smoke             # a check that it runs
 
---profile adds a table that splits the sum row's time: the same graph on
-chunks of one row (dask's own cost), and one chunk's (x + 1).sum() timed on a
+--profile adds tables that split the sum row's and the x.T @ x row's time:
+the same graph on chunks of one row (dask's own cost, with the partial
+products of x.T @ x as large as ever), and one chunk's work timed on a
 worker without dask, times the chunks per worker (the GPU's).
 """
 
@@ -100,18 +101,39 @@ def same(block):
     return block
 
 
-def one_chunk_sum_seconds(lib, shape, repeat):
-    """The best time of (x + 1).sum() on one chunk of shape on this worker's
-    GPU, the result read back (float waits for it): the GPU's share of one
-    task of the sum row, without dask."""
+def chunk_sum(lib, x):
+    """The sum row's work on one chunk, its result read back (float waits)."""
+    return float((x + 1).sum())
+
+
+def chunk_gram(lib, x):
+    """The x.T @ x row's work on one chunk, finished on the GPU."""
+    product = x.T @ x
+    finish_device_work(lib)
+    return product
+
+
+def one_chunk_seconds(lib, chunk_job, shape, repeat):
+    """The best time of chunk_job on one chunk of shape on this worker's GPU:
+    the GPU's share of one task of a row, without dask."""
     x = fill(lib, shape, "float32", 1.0)
     best = math.inf
     for i in range(repeat + 1):
         start = time.perf_counter()
-        float((x + 1).sum())
+        chunk_job(lib, x)
         if i:
             best = min(best, time.perf_counter() - start)
     return best
+
+
+def finish_device_work(lib):
+    """Wait for the work queued on this worker's GPU: a task ends when its
+    kernels are queued, not run, so a persisted result is only done here."""
+    if lib == "cupy":
+        import cupy
+        cupy.cuda.Device().synchronize()
+    else:
+        devarray.synchronize()
 
 
 def release_memory():
@@ -137,9 +159,7 @@ def made_on_workers(client, lib, shape, row_chunk, dtype="float32"):
               (shape[1],))
     x = da.map_blocks(fill_block, lib, np.dtype(dtype), chunks=chunks, dtype=dtype,
                       meta=meta(lib, dtype))
-    x = client.persist(x)
-    distributed.wait(x)
-    return x
+    return persisted(client, lib, x)
 
 
 def best_time(job, x, repeat):
@@ -156,9 +176,11 @@ def best_time(job, x, repeat):
     return best, result
 
 
-def persisted(client, x):
+def persisted(client, lib, x):
+    """x persisted, with its GPU work finished on every worker."""
     y = client.persist(x)
     distributed.wait(y)
+    client.run(finish_device_work, lib)
     return y
 
 
@@ -168,30 +190,35 @@ def row_count(gib, columns, chunks):
     return max(chunks, rows - rows % chunks)
 
 
+def sum_graph(x):
+    return float((x + 1).sum().compute())
+
+
 def time_sum(client, lib, args, chunks):
     rows = row_count(args.sum_gib, SUM_COLUMNS, chunks)
     x = made_on_workers(client, lib, (rows, SUM_COLUMNS), rows // chunks)
-    return best_time(lambda x: float((x + 1).sum().compute()), x, args.repeat)
+    return best_time(sum_graph, x, args.repeat)
 
 
-def sum_profile(client, lib, args, chunks, n_workers, wall):
-    """Where the sum row's time goes: the same graph on chunks of one row
-    (dask's cost: scheduling, the identity tasks, moving the partial sums,
-    the result to the client), and the GPU's work per worker (one chunk's
-    time, measured on a worker without dask, times the chunks each worker
-    holds)."""
-    rows = row_count(args.sum_gib, SUM_COLUMNS, chunks)
-    tiny = made_on_workers(client, lib, (chunks, SUM_COLUMNS), 1)
-    floor, _ = best_time(lambda x: float((x + 1).sum().compute()), tiny, args.repeat)
+def row_profile(client, lib, args, chunks, n_workers, wall, profiled):
+    """Where a row's time goes: the same graph on chunks of one row (dask's
+    cost: scheduling, the identity tasks, moving the partial results, which
+    for x.T @ x are as large as with full chunks, the result to the
+    client), and the GPU's work per worker (one chunk's time, measured on a
+    worker without dask, times the chunks each worker holds)."""
+    graph, chunk_job, columns, gib = profiled
+    rows = row_count(gib, columns, chunks)
+    tiny = made_on_workers(client, lib, (chunks, columns), 1)
+    floor, _ = best_time(graph, tiny, args.repeat)
     worker = sorted(client.scheduler_info()["workers"])[0]
-    one = client.run(one_chunk_sum_seconds, lib, (rows // chunks, SUM_COLUMNS), args.repeat,
+    one = client.run(one_chunk_seconds, lib, chunk_job, (rows // chunks, columns), args.repeat,
                      workers=[worker])[worker]
-    work = one * chunks / n_workers
-    return (n_workers, LIB_TITLES[lib], wall, floor, work)
+    return (n_workers, LIB_TITLES[lib], wall, floor, one * chunks / n_workers)
 
 
-def profile_table(profiles):
-    lines = ["| workers | chunks | wall | dask alone (1-row chunks) | array work per worker "
+def profile_table(title, profiles):
+    lines = ["%s:" % title, "",
+             "| workers | chunks | wall | dask alone (1-row chunks) | array work per worker "
              "| dask + work |",
              "| ---: | --- | ---: | ---: | ---: | ---: |"]
     for n_workers, lib, wall, floor, work in profiles:
@@ -200,10 +227,14 @@ def profile_table(profiles):
     return "\n".join(lines)
 
 
+def gram_graph(client, lib):
+    return lambda x: persisted(client, lib, x.T @ x)
+
+
 def time_matmul(client, lib, args, chunks):
     rows = row_count(args.matmul_gib, args.matmul_columns, chunks)
     x = made_on_workers(client, lib, (rows, args.matmul_columns), rows // chunks)
-    seconds, product = best_time(lambda x: persisted(client, x.T @ x), x, args.repeat)
+    seconds, product = best_time(gram_graph(client, lib), x, args.repeat)
     return seconds, float(product[0, 0].compute())
 
 
@@ -212,7 +243,7 @@ def time_rechunk(client, lib, args, chunks):
     n = max(chunks, n - n % chunks)
     x = made_on_workers(client, lib, (n, n), n // chunks)
     seconds, columns = best_time(
-        lambda x: persisted(client, x.rechunk((n, n // chunks), method="tasks")), x,
+        lambda x: persisted(client, lib, x.rechunk((n, n // chunks), method="tasks")), x,
         args.repeat)
     return seconds, float(columns[n - 1, n - 1].compute())
 
@@ -226,6 +257,7 @@ def time_transfer(client, lib, args, workers):
         chunk = client.submit(fill, lib, (n,), "float32", 2.0, workers=[workers[0]],
                               pure=False)
         distributed.wait(chunk)
+        client.run(finish_device_work, lib, workers=[workers[0]])
         start = time.perf_counter()
         value = client.submit(first_element, chunk, workers=[workers[1]]).result()
         if i:
@@ -271,8 +303,14 @@ def run_row(timer, client, lib, args, extra):
 def measure(backend, libs, args):
     """Rows of (title, workers, {lib: (seconds or error, value)}), and with
     --profile the sum row's profiles."""
-    rows, profiles = [], []
+    rows, profiles = [], collections.defaultdict(list)
     chunks = CHUNKS_PER_WORKER * max(args.workers)
+    # per profiled row: (graph, one chunk's job, columns, GiB)
+    profiled = {
+        time_sum: lambda client, lib: (sum_graph, chunk_sum, SUM_COLUMNS, args.sum_gib),
+        time_matmul: lambda client, lib: (gram_graph(client, lib), chunk_gram,
+                                          args.matmul_columns, args.matmul_gib),
+    }
     transfer = "%s chunk from one worker to another (%s)" % (size(args.transfer_gib),
                                                             args.protocol)
     for n_workers in args.workers:
@@ -285,9 +323,10 @@ def measure(backend, libs, args):
                     log("  %s: %s" % (lib, title))
                     results[title][lib] = run_row(timer, client, lib, args, chunks)
                     wall = results[title][lib][0]
-                    if args.profile and timer is time_sum and isinstance(wall, float):
-                        profiles.append(sum_profile(client, lib, args, chunks, n_workers,
-                                                    wall))
+                    if args.profile and timer in profiled and isinstance(wall, float):
+                        profiles[timer].append(row_profile(
+                            client, lib, args, chunks, n_workers, wall,
+                            profiled[timer](client, lib)))
                 if n_workers >= 2:
                     log("  %s: %s" % (lib, transfer))
                     workers = sorted(client.scheduler_info()["workers"])
@@ -337,7 +376,7 @@ def parse_args():
     parser.add_argument("--repeat", type=int, default=3, help="best of N, after a warm-up")
     parser.add_argument("--protocol", default="tcp", choices=["tcp", "ucx"])
     parser.add_argument("--profile", action="store_true",
-                        help="split the sum row's time into dask's and the GPU's")
+                        help="split the sum and x.T @ x rows' time into dask's and the GPU's")
     parser.add_argument("--smoke", action="store_true",
                         help="every row tiny, on one GPU or on the host backend")
     args = parser.parse_args()
@@ -383,11 +422,11 @@ def main():
     print(text)
     for line in notes:
         print("- " + line)
-    if profiles:
-        print()
-        print("Where the sum row's time goes:")
-        print()
-        print(profile_table(profiles))
+    for timer, title in ((time_sum, "Where the sum row's time goes"),
+                         (time_matmul, "Where the x.T @ x row's time goes")):
+        if profiles[timer]:
+            print()
+            print(profile_table(title, profiles[timer]))
 
 
 if __name__ == "__main__":

@@ -275,6 +275,35 @@ def test_cuda_family_frame_in_rmm_memory(gpu, rng, layout):
     del overwrite
 
 
+def test_cuda_family_frames_reuse_the_staging_pool(gpu, rng):
+    """A frame given back leaves its memory in the staging pool for the
+    next one of the same size: the receiver's IPC mapping of it holds."""
+    pytest.importorskip("rmm", reason="rmm is not installed")
+    expected, x = chunk_pair(rng, "float32", "C")
+    _, (first,) = serialize(x, serializers=("cuda",), on_error="raise")
+    first_ptr = first.ptr
+    del first
+    header, (second,) = serialize(x, serializers=("cuda",), on_error="raise")
+    assert second.ptr == first_ptr
+    assert_same_chunk(deserialize(header, [second]), expected, here())
+
+
+def test_cuda_family_frame_past_the_staging_limit(gpu, rng, monkeypatch):
+    """A frame the full staging pool cannot hold gets rmm memory of its own,
+    still exportable, with the chunk's bytes."""
+    rmm = pytest.importorskip("rmm", reason="rmm is not installed")
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed (it checks the IPC handle)")
+    full = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), initial_pool_size=0,
+                                     maximum_pool_size=256)
+    monkeypatch.setattr(dd, "_staging_pools",
+                        {rmm._cuda.gpu.getDevice(): full})
+    expected, x = chunk_pair(rng, "float64", "F")
+    header, (frame,) = serialize(x, serializers=("cuda",), on_error="raise")
+    assert frame.ptr != x.ptr
+    cupy.cuda.runtime.ipcGetMemHandle(frame.ptr)
+    assert_same_chunk(deserialize(header, [frame]), expected, here())
+
+
 def frame_as(kind, frame):
     """The device frame as a comm might hand it over."""
     if kind == "devarray":
