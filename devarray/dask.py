@@ -43,11 +43,15 @@ chunks travel between processes without pickle:
   memory.
 
 A non-contiguous chunk is first copied into a contiguous one on its device.
-Before a CUDA chunk leaves, the serializer waits for all work on the
-device (`devarray.synchronize()`): the task that wrote it ran in another
-thread, maybe on a stream of its own, and UCX reads device memory outside
-any stream.  A chunk of the host backend deserializes anywhere; one of the
-CUDA backend raises RuntimeError where CUDA is not available.
+The task that wrote a chunk ran in another thread, maybe on a stream of its
+own: the serializer first orders its own stream after every stream that
+may have written the chunk, on the device (`_order_after_writers`), so that
+its copies read the finished chunk without the host waiting for the whole
+device (the serializer runs in distributed's one offload thread, which also
+deserializes what arrives).  UCX reads device frames outside any stream;
+distributed-ucxx synchronizes the device before it sends one.  A chunk of
+the host backend deserializes anywhere; one of the CUDA backend raises
+RuntimeError where CUDA is not available.
 
 distributed looks serializers up in the process that receives, and it loads
 third-party ones only by import: every worker must import this module
@@ -65,6 +69,7 @@ from dask.array.dispatch import (concatenate_lookup, numel_lookup, tensordot_loo
 from dask.sizeof import sizeof
 
 import devarray
+from devarray import _core
 
 __all__ = ["from_numpy", "concatenate", "tensordot"]
 
@@ -216,12 +221,18 @@ def _host_to_device(host, device):
 
 def _wait_for_writers(x):
     """When x is a CUDA array, wait for all work on the devices devarray has
-    used (devarray.synchronize(): cudaDeviceSynchronize): the task that
-    wrote x ran in another thread, maybe on a stream of its own, which
-    to_host() here would not wait for, and UCX reads device frames outside
-    any stream."""
+    used (devarray.synchronize(): cudaDeviceSynchronize), whoever queued it:
+    the copy to the host that follows blocks this thread anyway."""
     if x.device.type == "cuda":
         devarray.synchronize()
+
+
+def _order_after_writers(x):
+    """When x is a CUDA array, make this thread's stream on x's device wait,
+    on the device, for every stream that may have written x, so that what
+    is queued next reads x finished; the host does not wait."""
+    if x.device.type == "cuda":
+        _core._order_after_writers(x)
 
 
 def _check_place(header):
@@ -238,8 +249,8 @@ def _check_place(header):
 def _dask_serialize(x):
     """distributed's "dask" family: the header and one host frame holding
     x's bytes, copied from the device once."""
+    _wait_for_writers(x)
     header, c_view = _header_and_c_view(x)
-    _wait_for_writers(c_view)
     host = _device_to_host(c_view)
     return header, [memoryview(host.reshape(-1).view(np.uint8))]
 
@@ -336,7 +347,7 @@ def _ipc_frame(flat):
     frame = devarray.asarray(_Reinterpreted(buffer, np.dtype(np.uint8)))
     if frame.device != flat.device:
         return flat
-    frame[...] = flat
+    frame[...] = flat  # on this thread's stream, ordered after x's writers
     return frame
 
 
@@ -347,12 +358,9 @@ def _cuda_serialize(x):
     contiguous).  A host-backend array is left to the next family."""
     if x.device.type != "cuda":
         raise NotImplementedError("a host-backend DeviceArray goes by the 'dask' family")
+    _order_after_writers(x)
     header, c_view = _header_and_c_view(x)
-    _wait_for_writers(c_view)
-    frame = _ipc_frame(devarray.asarray(_Reinterpreted(c_view, np.dtype(np.uint8))))
-    if frame.ptr != c_view.ptr:
-        _wait_for_writers(frame)  # the copy, before UCX reads the frame
-    return header, [frame]
+    return header, [_ipc_frame(devarray.asarray(_Reinterpreted(c_view, np.dtype(np.uint8))))]
 
 
 def _cuda_deserialize(header, frames):

@@ -304,6 +304,31 @@ def test_cuda_family_frame_past_the_staging_limit(gpu, rng, monkeypatch):
     assert_same_chunk(deserialize(header, [frame]), expected, here())
 
 
+def test_order_after_writers_takes_device_arrays_only(backend):
+    """The serializers' device-side wait: nothing to return, on either
+    backend; anything but a DeviceArray is a TypeError."""
+    assert _core._order_after_writers(devarray.asarray([1.0, 2.0])[::-1]) is None
+    with pytest.raises(TypeError, match="needs a DeviceArray, not numpy.ndarray"):
+        _core._order_after_writers(np.zeros(2))
+
+
+def test_cuda_family_frame_after_a_writer_on_its_own_stream(gpu, rng):
+    """A chunk whose task queued it on a non-blocking stream and returned
+    before the device finished: the staged frame holds its final bytes (the
+    copy waits for that stream on the device)."""
+    pytest.importorskip("rmm", reason="rmm is not installed")
+    a = rng.standard_normal(1 << 24, dtype=np.float32)
+    expected = a
+    x = devarray.asarray(a)
+    with devarray.Stream(non_blocking=True):
+        for _ in range(20):
+            expected = expected * np.float32(1.0001)
+            x = x * 1.0001
+    header, (frame,) = serialize(x, serializers=("cuda",), on_error="raise")
+    assert frame.ptr != x.ptr
+    assert deserialize(header, [frame]).to_host().tobytes() == expected.tobytes()
+
+
 def frame_as(kind, frame):
     """The device frame as a comm might hand it over."""
     if kind == "devarray":

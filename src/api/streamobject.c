@@ -15,6 +15,7 @@
  *     streamobject_defaults.
  */
 #include "api/streamobject.h"
+#include "core/array.h"
 
 #include "base/cuda_error.h"
 #include "runtime/device.h"
@@ -624,7 +625,44 @@ static PyTypeObject ExternalStream_Type = {
     .tp_new = external_stream_new,
 };
 
+/* _order_after_writers(x): make the current stream of x's device wait, on
+   the device, for the work every stream devarray knows has queued since x's
+   memory was born (all of it for a view), the ordering a free gets.  What a
+   reader of x from another thread needs (distributed's serializers: the
+   task that wrote x ran elsewhere, maybe on a stream of its own) without
+   blocking the host until the whole device is idle. */
+static PyObject *
+streamobject_order_after_writers(PyObject *Py_UNUSED(module), PyObject *arg)
+{
+    DeviceArrayObject *x;
+    if (!DeviceArray_Check(arg)) {
+        return PyErr_Format(PyExc_TypeError, "_order_after_writers() needs a DeviceArray, not %.100s",
+                            Py_TYPE(arg)->tp_name);
+    }
+    x = (DeviceArrayObject *)arg;
+#ifdef DEVARRAY_HAVE_CUDA
+    if (x->backend == DA_BACKEND_CUDA) {
+        cudaError_t err;
+        if (device_activate(DA_BACKEND_CUDA, x->device) < 0) {
+            return NULL;
+        }
+        err = stream_order_free(stream_current(), x->birth);
+        if (err != cudaSuccess) {
+            cuda_error_raise(err, "cudaStreamWaitEvent");
+            return NULL;
+        }
+    }
+#else
+    (void)x;
+#endif
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef streamobject_functions[] = {
+    {"_order_after_writers", streamobject_order_after_writers, METH_O,
+     "_order_after_writers(x)\n--\n\nMake the current stream of x's device wait, on the "
+     "device, for the work any stream devarray knows has queued since x's memory was "
+     "born (devarray.dask's serializers)."},
     {"current_stream", streamobject_current, METH_NOARGS,
      "current_stream()\n--\n\nThe calling thread's current stream on its current device."},
     {"set_default_stream", streamobject_set_default, METH_O,
