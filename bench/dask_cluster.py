@@ -136,6 +136,29 @@ def finish_device_work(lib):
         devarray.synchronize()
 
 
+def worker_seconds(dask_worker):
+    """distributed's fine performance metrics of this worker, in seconds, by
+    "execute <task prefix> <activity>" and "<gather-dep|get-data> <activity>"
+    (the receiving and the sending side of transfers)."""
+    seconds = collections.defaultdict(float)
+    for key, value in dask_worker.digests_total.items():
+        if isinstance(key, tuple) and key[-1] == "seconds":
+            context, activity = key[0], key[-2]
+            label = ("%s %s %s" % (context, key[2], activity) if context == "execute"
+                     else "%s %s" % (context, activity))
+            seconds[label] += value
+    return dict(seconds)
+
+
+def cluster_seconds(client):
+    """worker_seconds summed over the workers."""
+    total = collections.defaultdict(float)
+    for per_worker in client.run(worker_seconds).values():
+        for label, value in per_worker.items():
+            total[label] += value
+    return total
+
+
 def release_memory():
     """Give both libraries' cached device memory back between runs, so that
     neither starts with the other's cache in the way."""
@@ -231,6 +254,22 @@ def gram_graph(client, lib):
     return lambda x: persisted(client, lib, x.T @ x)
 
 
+def metrics_table(metrics):
+    """The x.T @ x row's worker seconds per run, summed over the workers,
+    by activity (those of 1 ms or more somewhere)."""
+    columns = sorted(metrics)
+    labels = sorted({label for m in metrics.values() for label, value in m.items()
+                     if value >= 1e-3})
+    lines = ["The x.T @ x row's seconds per run on the workers, summed over them "
+             "(distributed's fine performance metrics):", "",
+             "| activity | " + " | ".join("%d, %s" % c for c in columns) + " |",
+             "| --- |" + " ---: |" * len(columns)]
+    for label in labels:
+        lines.append("| %s | " % label + " | ".join(
+            "%.4f" % metrics[c].get(label, 0.0) for c in columns) + " |")
+    return "\n".join(lines)
+
+
 def time_matmul(client, lib, args, chunks):
     rows = row_count(args.matmul_gib, args.matmul_columns, chunks)
     x = made_on_workers(client, lib, (rows, args.matmul_columns), rows // chunks)
@@ -303,7 +342,7 @@ def run_row(timer, client, lib, args, extra):
 def measure(backend, libs, args):
     """Rows of (title, workers, {lib: (seconds or error, value)}), and with
     --profile the sum row's profiles."""
-    rows, profiles = [], collections.defaultdict(list)
+    rows, profiles, metrics = [], collections.defaultdict(list), {}
     chunks = CHUNKS_PER_WORKER * max(args.workers)
     # per profiled row: (graph, one chunk's job, columns, GiB)
     profiled = {
@@ -321,7 +360,13 @@ def measure(backend, libs, args):
             for lib in libs:
                 for title, timer in workloads(args):
                     log("  %s: %s" % (lib, title))
+                    before = cluster_seconds(client) if args.profile else None
                     results[title][lib] = run_row(timer, client, lib, args, chunks)
+                    if args.profile and timer is time_matmul:
+                        after = cluster_seconds(client)
+                        metrics[n_workers, LIB_TITLES[lib]] = {
+                            label: (after[label] - before.get(label, 0.0)) / (args.repeat + 1)
+                            for label in after}
                     wall = results[title][lib][0]
                     if args.profile and timer in profiled and isinstance(wall, float):
                         profiles[timer].append(row_profile(
@@ -333,7 +378,7 @@ def measure(backend, libs, args):
                     results[transfer][lib] = run_row(time_transfer, client, lib, args, workers)
                 client.run(release_memory)
         rows += [(title, n_workers, per_lib) for title, per_lib in results.items()]
-    return rows, profiles
+    return rows, profiles, metrics
 
 
 def cell(seconds):
@@ -417,7 +462,7 @@ def main():
              ", CuPy %s" % sys.modules["cupy"].__version__ if "cupy" in libs else "",
              args.protocol, args.repeat))
     print()
-    rows, profiles = measure(backend, libs, args)
+    rows, profiles, metrics = measure(backend, libs, args)
     text, notes = table(rows, libs)
     print(text)
     for line in notes:
@@ -427,6 +472,9 @@ def main():
         if profiles[timer]:
             print()
             print(profile_table(title, profiles[timer]))
+    if metrics:
+        print()
+        print(metrics_table(metrics))
 
 
 if __name__ == "__main__":
