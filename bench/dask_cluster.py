@@ -28,7 +28,9 @@ one GPU or on devarray's host backend (without CuPy: devarray rows only).
 --profile adds tables that split the sum row's and the x.T @ x row's time:
 the same graph on chunks of one row (dask's own cost, with the partial
 products of x.T @ x as large as ever), and one chunk's work timed on a
-worker without dask, times the chunks per worker (the GPU's).
+worker without dask, times the chunks per worker (the GPU's); and a table
+of distributed's fine performance metrics of the x.T @ x row (time spent
+executing, serializing and on the network, summed over the workers).
 """
 
 import argparse
@@ -340,8 +342,9 @@ def run_row(timer, client, lib, args, extra):
 
 
 def measure(backend, libs, args):
-    """Rows of (title, workers, {lib: (seconds or error, value)}), and with
-    --profile the sum row's profiles."""
+    """Rows of (title, workers, {lib: (seconds or error, value)}); with
+    --profile also the profiles of the sum and x.T @ x rows by timer, and the
+    x.T @ x row's worker metrics by (workers, library)."""
     rows, profiles, metrics = [], collections.defaultdict(list), {}
     chunks = CHUNKS_PER_WORKER * max(args.workers)
     # per profiled row: (graph, one chunk's job, columns, GiB)
