@@ -21,6 +21,7 @@
 #include "ops/dtypefuncs.h"
 #include "interop/dtypeobject.h"
 #include "interop/hostbuffer.h"
+#include "ops/fft.h"
 #include "ops/linalg.h"
 #include "runtime/cublas.h"
 #include "ops/logical_reduce.h"
@@ -131,7 +132,7 @@ PyInit__core(void)
         logical_reduce_module_init(module) < 0 || select_module_init(module) < 0 ||
         capi_module_init(module) < 0 ||
         dtypefuncs_module_init(module) < 0 || namespace_module_init(module) < 0 ||
-        scan_module_init(module) < 0 || search_module_init(module) < 0 ||
+        scan_module_init(module) < 0 || search_module_init(module) < 0 || fft_module_init(module) < 0 ||
         take_module_init(module) < 0 ||
         /* linalg */
         linalg_module_init(module) < 0 || cublas_module_init(module) < 0 ||
