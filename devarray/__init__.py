@@ -22,3 +22,6 @@ def get_include():
     import os
 
     return os.path.join(os.path.dirname(__file__), "include")
+
+# the array API's fft extension (devarray/fft.py; cuFFT is loaded at first use)
+from . import fft  # noqa: E402

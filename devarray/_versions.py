@@ -63,6 +63,7 @@ def namespace(version):
         for name in devarray.__all__:
             setattr(module, name, getattr(devarray, name))
         module.__all__ = list(devarray.__all__)
+        module.fft = devarray.fft  # the extension is the same in these revisions
         module.__array_api_version__ = version
         module.__array_namespace_info__ = _Info
         module.meshgrid = _meshgrid

@@ -92,7 +92,7 @@ else
         test_special_cases.py
         test_statistical_functions.py test_searching_functions.py
         test_sorting_functions.py test_set_functions.py
-        test_indexing_functions.py test_utility_functions.py test_linalg.py)
+        test_indexing_functions.py test_utility_functions.py test_linalg.py test_fft.py)
 fi
 version=${ARRAY_API_VERSION:-2025.12}
 case $version in

@@ -5,10 +5,11 @@
  * devarray's function of the same name, on the device: numpy.sum(d) is
  * devarray.sum(d), numpy.exp(d) devarray.exp(d).  Names the array API
  * spells differently are mapped (numpy.concatenate to concat, numpy.power
- * to pow).  Nothing goes through the host: a function devarray lacks, a
- * function of another NumPy module (numpy.linalg, numpy.fft), a ufunc
- * method other than __call__, or a numpy.ndarray among the operands is
- * refused, never computed on a host copy.  dask.array's own reductions and
+ * to pow), and numpy.fft's functions run devarray.fft's.  Nothing goes
+ * through the host: a function devarray lacks, a function of another NumPy
+ * module (numpy.linalg), a ufunc method other than __call__, or a
+ * numpy.ndarray among the operands is refused, never computed on a host
+ * copy.  dask.array's own reductions and
  * ufuncs need this to run on DeviceArray chunks.
  */
 #include "api/numpy_protocol.h"
@@ -100,27 +101,55 @@ numpy_protocol_core_attr(const char *name)
     return value;
 }
 
+/* devarray.fft's function for numpy.fft's `name` (devarray.fft's
+   _numpy_function: it takes NumPy's positional arguments), a new
+   reference; NULL without an exception when it has none. */
+static PyObject *
+numpy_protocol_fft_attr(PyObject *name)
+{
+    PyObject *fft = PyImport_ImportModule("devarray.fft"), *value;
+
+    if (fft == NULL) {
+        return NULL;
+    }
+    value = PyObject_CallMethod(fft, "_numpy_function", "O", name);
+    Py_DECREF(fft);
+    if (value == Py_None) {
+        Py_CLEAR(value);
+    }
+    return value;
+}
+
 /* devarray's function for NumPy's callable `func` (a new reference); NULL
    without an exception when devarray has none, NULL with one on error.
-   check_module: only functions of NumPy's top namespace map (numpy.linalg
-   and numpy.fft share no names with devarray's top level); ufuncs are all
-   of it. */
+   check_module: only functions of NumPy's top namespace map to devarray's
+   top level, and numpy.fft's to devarray.fft's (numpy.linalg's to none);
+   ufuncs are all of NumPy's top namespace. */
 static PyObject *
 numpy_protocol_target(PyObject *func, int check_module)
 {
     PyObject *module = NULL, *name = NULL, *target = NULL;
     const char *numpy_name, *devarray_name;
+    int of_fft = 0;
     size_t i;
 
     if (check_module) {
         module = numpy_protocol_str_attr(func, "__module__");
-        if (module == NULL || PyUnicode_CompareWithASCIIString(module, "numpy") != 0) {
+        if (module == NULL) {
+            goto error;
+        }
+        of_fft = PyUnicode_CompareWithASCIIString(module, "numpy.fft") == 0;
+        if (!of_fft && PyUnicode_CompareWithASCIIString(module, "numpy") != 0) {
             goto error;
         }
     }
     name = numpy_protocol_str_attr(func, "__name__");
     if (name == NULL || (numpy_name = PyUnicode_AsUTF8(name)) == NULL ||
         numpy_name[0] == '_') {
+        goto error;
+    }
+    if (of_fft) {
+        target = numpy_protocol_fft_attr(name);
         goto error;
     }
     devarray_name = numpy_name;
