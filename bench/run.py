@@ -24,6 +24,7 @@ import sys
 import runner  # first: it puts this checkout's in-place build on sys.path
 import elementwise
 import exchange
+import fft
 import indexing
 import linalg
 import multi_gpu
@@ -48,6 +49,7 @@ GPU_SECTIONS = (
     sort.sort_rows,
     indexing.take_rows,
     linalg.matmul_rows,
+    fft.fft_rows,
     elementwise.layout_rows,
     transfers.transfer_rows,
     transfers.stream_rows,
@@ -63,6 +65,7 @@ HOST_SECTIONS = (
     sort.sort_rows,
     indexing.take_rows,
     linalg.matmul_rows,
+    fft.fft_rows,
 )
 
 # The rows of other families that a family's GPU targets compare with (a
