@@ -25,3 +25,12 @@ def get_include():
 
 # the array API's fft extension (devarray/fft.py; cuFFT is loaded at first use)
 from . import fft  # noqa: E402
+
+
+def __getattr__(name):
+    # devarray.linalg imports NumPy: it is loaded at its first use, not here
+    if name == "linalg":
+        import importlib
+
+        return importlib.import_module("devarray.linalg")
+    raise AttributeError(f"module 'devarray' has no attribute {name!r}")

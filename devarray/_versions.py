@@ -63,7 +63,10 @@ def namespace(version):
         for name in devarray.__all__:
             setattr(module, name, getattr(devarray, name))
         module.__all__ = list(devarray.__all__)
-        module.fft = devarray.fft  # the extension is the same in these revisions
+        # the extensions are the same in these revisions (linalg but eig and
+        # eigvals, which 2025.12 added and the older ones do not forbid)
+        module.fft = devarray.fft
+        module.linalg = devarray.linalg
         module.__array_api_version__ = version
         module.__array_namespace_info__ = _Info
         module.meshgrid = _meshgrid

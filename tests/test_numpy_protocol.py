@@ -127,8 +127,9 @@ def test_refusals(backend):
         np.fmod(d, 2.0)
     with pytest.raises(TypeError, match="reduce"):
         np.add.reduce(d)
-    with pytest.raises(TypeError, match="numpy.linalg.norm"):
-        np.linalg.norm(d)
+    # numpy.linalg's functions map to devarray.linalg's, where it has them
+    with pytest.raises(TypeError, match="numpy.linalg.tensorsolve"):
+        np.linalg.tensorsolve(d, d)
     with pytest.raises(TypeError, match="numpy.concatenate"):
         np.concatenate([d, host])
     with pytest.raises(TypeError, match="numpy.nanmax"):

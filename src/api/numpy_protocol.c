@@ -5,11 +5,11 @@
  * devarray's function of the same name, on the device: numpy.sum(d) is
  * devarray.sum(d), numpy.exp(d) devarray.exp(d).  Names the array API
  * spells differently are mapped (numpy.concatenate to concat, numpy.power
- * to pow), and numpy.fft's functions run devarray.fft's.  Nothing goes
- * through the host: a function devarray lacks, a function of another NumPy
- * module (numpy.linalg), a ufunc method other than __call__, or a
- * numpy.ndarray among the operands is refused, never computed on a host
- * copy.  dask.array's own reductions and
+ * to pow), and numpy.fft's and numpy.linalg's functions run devarray.fft's
+ * and devarray.linalg's.  Nothing goes through the host: a function
+ * devarray lacks, a function of another NumPy module, a ufunc method other
+ * than __call__, or a numpy.ndarray among the operands is refused, never
+ * computed on a host copy.  dask.array's own reductions and
  * ufuncs need this to run on DeviceArray chunks.
  */
 #include "api/numpy_protocol.h"
@@ -101,19 +101,20 @@ numpy_protocol_core_attr(const char *name)
     return value;
 }
 
-/* devarray.fft's function for numpy.fft's `name` (devarray.fft's
+/* The function devarray's extension module `extension` ("devarray.fft",
+   "devarray.linalg") runs for NumPy's submodule's `name` (its
    _numpy_function: it takes NumPy's positional arguments), a new
    reference; NULL without an exception when it has none. */
 static PyObject *
-numpy_protocol_fft_attr(PyObject *name)
+numpy_protocol_extension_attr(const char *extension, PyObject *name)
 {
-    PyObject *fft = PyImport_ImportModule("devarray.fft"), *value;
+    PyObject *module = PyImport_ImportModule(extension), *value;
 
-    if (fft == NULL) {
+    if (module == NULL) {
         return NULL;
     }
-    value = PyObject_CallMethod(fft, "_numpy_function", "O", name);
-    Py_DECREF(fft);
+    value = PyObject_CallMethod(module, "_numpy_function", "O", name);
+    Py_DECREF(module);
     if (value == Py_None) {
         Py_CLEAR(value);
     }
@@ -123,14 +124,13 @@ numpy_protocol_fft_attr(PyObject *name)
 /* devarray's function for NumPy's callable `func` (a new reference); NULL
    without an exception when devarray has none, NULL with one on error.
    check_module: only functions of NumPy's top namespace map to devarray's
-   top level, and numpy.fft's to devarray.fft's (numpy.linalg's to none);
-   ufuncs are all of NumPy's top namespace. */
+   top level, and numpy.fft's and numpy.linalg's to devarray.fft's and
+   devarray.linalg's; ufuncs are all of NumPy's top namespace. */
 static PyObject *
 numpy_protocol_target(PyObject *func, int check_module)
 {
     PyObject *module = NULL, *name = NULL, *target = NULL;
-    const char *numpy_name, *devarray_name;
-    int of_fft = 0;
+    const char *numpy_name, *devarray_name, *extension = NULL;
     size_t i;
 
     if (check_module) {
@@ -138,8 +138,13 @@ numpy_protocol_target(PyObject *func, int check_module)
         if (module == NULL) {
             goto error;
         }
-        of_fft = PyUnicode_CompareWithASCIIString(module, "numpy.fft") == 0;
-        if (!of_fft && PyUnicode_CompareWithASCIIString(module, "numpy") != 0) {
+        if (PyUnicode_CompareWithASCIIString(module, "numpy.fft") == 0) {
+            extension = "devarray.fft";
+        }
+        else if (PyUnicode_CompareWithASCIIString(module, "numpy.linalg") == 0) {
+            extension = "devarray.linalg";
+        }
+        else if (PyUnicode_CompareWithASCIIString(module, "numpy") != 0) {
             goto error;
         }
     }
@@ -148,8 +153,8 @@ numpy_protocol_target(PyObject *func, int check_module)
         numpy_name[0] == '_') {
         goto error;
     }
-    if (of_fft) {
-        target = numpy_protocol_fft_attr(name);
+    if (extension != NULL) {
+        target = numpy_protocol_extension_attr(extension, name);
         goto error;
     }
     devarray_name = numpy_name;
