@@ -66,12 +66,12 @@ static struct {
 } cufft_api;
 
 typedef struct {
-    int used; /* the entry holds a plan */
-    int device, kind, is_double, rank;
     int64_t dims[CUFFT_RANK_MAX], batch;
-    int plan;
     size_t work_size;
     uint64_t last_use;
+    int used; /* the entry holds a plan */
+    int device, kind, is_double, rank;
+    int plan;
 } cufft_plan_entry;
 
 static cufft_plan_entry cufft_plans[CUFFT_PLAN_CACHE];
