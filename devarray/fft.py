@@ -32,6 +32,7 @@ import operator
 
 import devarray
 from devarray import _core
+from devarray._axes import normalized_axis as _axis
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
            "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -69,20 +70,23 @@ def _norm(norm, name):
     return norm
 
 
-def _axis(axis, ndim):
-    """axis as a non-negative int below ndim (devarray.AxisError otherwise)."""
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise devarray.AxisError("axis %d is out of bounds for array of dimension %d"
-                                 % (axis, ndim))
-    return axis % ndim
-
-
 def _length(n, name, what="n"):
     n = operator.index(n)
     if n < 1:
         raise ValueError("%s(): %s must be a positive number of points, not %d" % (name, what, n))
     return n
+
+
+def _one_dimensional(x, n, axis, norm, name, real_only=False, from_coefficients=False):
+    """The checked (x, n, axis, norm) of a one-dimensional transform: n
+    defaults to the axis's length, or for a transform to real points
+    (from_coefficients) to 2 * (m - 1) of its m coefficients."""
+    x = _floating(x, name, real_only)
+    norm = _norm(norm, name)
+    axis = _axis(axis, x.ndim)
+    if n is None:
+        n = 2 * (x.shape[axis] - 1) if from_coefficients else x.shape[axis]
+    return x, _length(n, name), axis, norm
 
 
 def _axes_and_sizes(x, s, axes, name):
@@ -242,10 +246,7 @@ def _numpy_function(name):
 # ---- the extension -------------------------------------------------------------------
 
 def _c2c(x, n, axis, norm, name, inverse):
-    x = _floating(x, name)
-    norm = _norm(norm, name)
-    axis = _axis(axis, x.ndim)
-    n = _length(x.shape[axis] if n is None else n, name)
+    x, n, axis, norm = _one_dimensional(x, n, axis, norm, name)
     result = _COMPLEX_OF[x.dtype.name]
     if _by_numpy(x):
         return _on_host(x, name, result, n=n, axis=axis, norm=norm)
@@ -296,10 +297,7 @@ def ifftn(x, /, *, s=None, axes=None, norm="backward"):
 def rfft(x, /, *, n=None, axis=-1, norm="backward"):
     """The transform of real x along axis: the n // 2 + 1 coefficients of
     non-negative frequency."""
-    x = _floating(x, "rfft", real_only=True)
-    norm = _norm(norm, "rfft")
-    axis = _axis(axis, x.ndim)
-    n = _length(x.shape[axis] if n is None else n, "rfft")
+    x, n, axis, norm = _one_dimensional(x, n, axis, norm, "rfft", real_only=True)
     result = _COMPLEX_OF[x.dtype.name]
     if _by_numpy(x):
         return _on_host(x, "rfft", result, n=n, axis=axis, norm=norm)
@@ -309,10 +307,7 @@ def rfft(x, /, *, n=None, axis=-1, norm="backward"):
 def irfft(x, /, *, n=None, axis=-1, norm="backward"):
     """The inverse of rfft: n real points (None: 2 * (m - 1) for m
     coefficients) along axis."""
-    x = _floating(x, "irfft")
-    norm = _norm(norm, "irfft")
-    axis = _axis(axis, x.ndim)
-    n = _length(2 * (x.shape[axis] - 1) if n is None else n, "irfft")
+    x, n, axis, norm = _one_dimensional(x, n, axis, norm, "irfft", from_coefficients=True)
     result = _real_of(x.dtype)
     if _by_numpy(x):
         return _on_host(x, "irfft", result, n=n, axis=axis, norm=norm)
@@ -369,10 +364,7 @@ _SWAPPED = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 def hfft(x, /, *, n=None, axis=-1, norm="backward"):
     """The transform of a signal with Hermitian symmetry, given by its
     first half x: n real points (None: 2 * (m - 1))."""
-    x = _floating(x, "hfft")
-    norm = _norm(norm, "hfft")
-    axis = _axis(axis, x.ndim)
-    n = _length(2 * (x.shape[axis] - 1) if n is None else n, "hfft")
+    x, n, axis, norm = _one_dimensional(x, n, axis, norm, "hfft", from_coefficients=True)
     result = _real_of(x.dtype)
     if _by_numpy(x):
         return _on_host(x, "hfft", result, n=n, axis=axis, norm=norm)
@@ -382,10 +374,7 @@ def hfft(x, /, *, n=None, axis=-1, norm="backward"):
 
 def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
     """The inverse of hfft: the n // 2 + 1 coefficients of real x."""
-    x = _floating(x, "ihfft", real_only=True)
-    norm = _norm(norm, "ihfft")
-    axis = _axis(axis, x.ndim)
-    n = _length(x.shape[axis] if n is None else n, "ihfft")
+    x, n, axis, norm = _one_dimensional(x, n, axis, norm, "ihfft", real_only=True)
     result = _COMPLEX_OF[x.dtype.name]
     if _by_numpy(x):
         return _on_host(x, "ihfft", result, n=n, axis=axis, norm=norm)

@@ -30,6 +30,7 @@ import operator
 from collections import namedtuple
 
 import devarray
+from devarray._axes import normalized_axis as _axis
 
 try:
     import numpy as _numpy
@@ -91,14 +92,6 @@ def _matrices(x, name, square=True):
         raise ValueError("%s() needs square matrices, not %d x %d"
                          % (name, x.shape[-2], x.shape[-1]))
     return x
-
-
-def _axis(axis, ndim):
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise devarray.AxisError("axis %d is out of bounds for array of dimension %d"
-                                 % (axis, ndim))
-    return axis % ndim
 
 
 # ---- the factorizations: a library's ------------------------------------------------
