@@ -30,6 +30,7 @@ fft_in_typenum(int kind, int is_double)
     return is_double ? DA_COMPLEX128 : DA_COMPLEX64;
 }
 
+#ifdef DEVARRAY_HAVE_CUDA
 static int
 fft_out_typenum(int kind, int is_double)
 {
@@ -38,6 +39,7 @@ fft_out_typenum(int kind, int is_double)
     }
     return is_double ? DA_COMPLEX128 : DA_COMPLEX64;
 }
+#endif
 
 static PyObject *
 fft_last_axes(PyObject *Py_UNUSED(module), PyObject *args)
