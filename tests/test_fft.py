@@ -46,12 +46,27 @@ def place(request, monkeypatch):
     composition over a NumPy primitive (composed)."""
     if request.param == "cuda":
         request.getfixturevalue("gpu")
-    else:
-        devarray.set_backend("host")
+        yield request.param
+        return
+    previous = devarray.backend()
+    devarray.set_backend("host")
     if request.param == "composed":
         monkeypatch.setattr(dfft, "_by_numpy", lambda x: False)
         monkeypatch.setattr(dfft, "_core", FakeCore)
-    return request.param
+    try:
+        yield request.param
+    finally:
+        devarray.set_backend(previous)
+
+
+@pytest.fixture
+def host():
+    previous = devarray.backend()
+    devarray.set_backend("host")
+    try:
+        yield "host"
+    finally:
+        devarray.set_backend(previous)
 
 
 def random(rng, shape, dtype):
@@ -236,8 +251,7 @@ def test_primitive_checks(gpu):
         _core._fft_last_axes(c, 0, (0, 8))
 
 
-def test_primitive_refuses_host_arrays():
-    devarray.set_backend("host")
+def test_primitive_refuses_host_arrays(host):
     with pytest.raises(ValueError, match="takes host arrays through NumPy"):
         _core._fft_last_axes(devarray.ones(8, dtype=devarray.complex64), 0, (8,))
 
