@@ -21,6 +21,7 @@
 #include "ops/dtypefuncs.h"
 #include "interop/dtypeobject.h"
 #include "interop/hostbuffer.h"
+#include "ops/factorize.h"
 #include "ops/fft.h"
 #include "ops/linalg.h"
 #include "runtime/cublas.h"
@@ -136,6 +137,7 @@ PyInit__core(void)
         take_module_init(module) < 0 ||
         /* linalg */
         linalg_module_init(module) < 0 || cublas_module_init(module) < 0 ||
+        factorize_module_init(module) < 0 ||
         /* sort and sets */
         sort_module_init(module) < 0 || sets_module_init(module) < 0 ||
         statistics_module_init(module) < 0 ||
