@@ -9,8 +9,10 @@ Imported at the first use of `devarray.linalg`, never by `import devarray`
 
 The factorizations (cholesky, det, eig, eigh, eigvals, eigvalsh, inv,
 matrix_rank, pinv, qr, slogdet, solve, svd, svdvals) are a library's: on
-the host backend NumPy's numpy.linalg (LAPACK), on CUDA cuSOLVER, which is
-not wired yet (a NotImplementedError names it).  Everything else (cross,
+the host backend NumPy's numpy.linalg (LAPACK), on CUDA cuSOLVER (loaded
+at first use: `pip install devarray[linalg]`), with real matrices of at
+most 16 rows factored one thread per matrix instead, where cuSOLVER's
+per-matrix launches would dominate.  Everything else (cross,
 diagonal, matrix_norm, matrix_power, outer, trace, vector_norm, and the
 main namespace's matmul, matrix_transpose, tensordot and vecdot) is
 composed of devarray's own operations and runs on either backend.
@@ -30,6 +32,7 @@ import operator
 from collections import namedtuple
 
 import devarray
+from devarray import _core
 from devarray._axes import normalized_axis as _axis
 
 try:
@@ -100,10 +103,6 @@ def _factorization(name, arrays, result_dtypes, **kwargs):
     """numpy.linalg's `name` of arrays (host-backend DeviceArrays) as
     DeviceArrays of result_dtypes (one per result) on their device."""
     device = arrays[0].device
-    if device.type != "host":
-        raise NotImplementedError(
-            "devarray.linalg.%s on CUDA needs cuSOLVER, which devarray does not use yet; "
-            "move the array to the host backend (x.to_backend('host')) meanwhile" % name)
     if _numpy is None:
         raise ImportError("devarray.linalg.%s on the host backend runs NumPy's numpy.linalg "
                           "(LAPACK), and NumPy is not installed: pip install numpy" % name)
@@ -117,39 +116,184 @@ def _factorization(name, arrays, result_dtypes, **kwargs):
     return results if isinstance(out, tuple) else results[0]
 
 
+# ---- on CUDA: cuSOLVER's routines (src/ops/factorize.c) -----------------------------
+# The primitives read matrices column-major, as LAPACK does: a row-major
+# (C-contiguous) array of A holds A^T column-major.  Each function below
+# lays its input out, runs the primitive, and reads the result back.
+
+def _on_host(x):
+    return x.device.type == "host"
+
+
+def _copy(x):
+    """A C-contiguous copy of x that the primitives may overwrite."""
+    return devarray.asarray(x, copy=True)
+
+
+def _raise_on(info, name, message):
+    """LinAlgError when any matrix's LAPACK info is not 0 (a wait for the
+    device: NumPy's semantics need the answer before returning)."""
+    if info.size and bool(devarray.any(info != 0)):
+        raise LinAlgError("%s: %s" % (name, message))
+
+
+def _conj_t(x):
+    """The conjugate transpose of x's matrices (a view for real x)."""
+    t = matrix_transpose(x)
+    return devarray.conj(t) if x.dtype.kind == "c" else t
+
+
+def _cuda_lu(x):
+    """(diagonal of U, the permutation's sign as x's dtype) of x's LU."""
+    lu = _copy(x)
+    pivots, _ = _core._linalg_lu(lu)
+    n = x.shape[-1]
+    rows = devarray.arange(1, n + 1, dtype=devarray.int64, device=x.device)
+    swaps = devarray.sum(devarray.astype(pivots != rows, devarray.int64), axis=-1)
+    parity = devarray.astype(1 - 2 * (swaps % 2), x.dtype)
+    return diagonal(lu), parity
+
+
+def _cuda_solve(a, b, identity=False):
+    """X with a @ X = b, a (..., n, n) and b (..., n, k) of one stack (b
+    identity matrices where identity: X is a's inverse)."""
+    x, info = _core._linalg_solve(_copy(a), _copy(b), identity)
+    _raise_on(info, "solve", "Singular matrix")
+    return x
+
+
+def _cuda_svd(x, job):
+    """(U, S, Vh) of x's matrices, job "A" (full), "S" (reduced) or "N"
+    (U and Vh None): Jacobi rotations (gesvdj, as PyTorch), and where they
+    do not converge LAPACK's QR iteration (gesvd).  x's rows are, read
+    column-major, the columns of x^T = U' S V'^H, so x = conj(V') S U'^T."""
+    k = min(x.shape[-2:])
+    s, u, v, info = _core._linalg_svdj(_copy(x), job != "N", job != "A")
+    if not (info.size and bool(devarray.any(info != 0))):
+        if job == "N":
+            return None, s, None
+        left, right = _conj_t(v), u  # read row-major: v holds V'^T, u U'^T
+        if job == "A":
+            return left, s, right
+        return left[..., :, :k], s, right[..., :k, :]
+    return _cuda_gesvd(x, job)
+
+
+def _cuda_gesvd(x, job):
+    """_cuda_svd's on gesvd, which wants m >= n: a wide x is passed as it
+    is (x^T column-major), a tall one transposed (x column-major)."""
+    rows, columns = x.shape[-2:]
+    if columns >= rows:
+        s, u, vt, info = _core._linalg_svd(_copy(x), job)
+        _raise_on(info, "svd", "SVD did not converge")
+        # x^T = U' S V'^H: x = conj(V') S U'^T, each read row-major
+        return vt, s, u
+    s, u, vt, info = _core._linalg_svd(_copy(matrix_transpose(x)), job)
+    _raise_on(info, "svd", "SVD did not converge")
+    if job == "N":
+        return None, s, None
+    return matrix_transpose(u), s, matrix_transpose(vt)
+
+
+def _cuda_qr(x, mode):
+    rows, columns = x.shape[-2:]
+    k = min(rows, columns)
+    factored = _copy(matrix_transpose(x))  # x column-major
+    tau, info = _core._linalg_geqrf(factored)
+    r = matrix_transpose(factored)
+    r = devarray.triu(r if mode == "complete" else r[..., :k, :])
+    if mode == "complete" and rows > columns:
+        padding = devarray.zeros(x.shape[:-2] + (rows - columns, rows), dtype=x.dtype,
+                                 device=x.device)
+        q = devarray.concat([factored, padding], axis=-2)
+    else:
+        q = _copy(factored[..., :k, :])
+    _core._linalg_orgqr(q, tau)
+    return matrix_transpose(q), r
+
+
+def _cuda_eig(x, vectors):
+    # geev fails with an internal error on NaN or inf (NumPy checks first too)
+    if x.size and not bool(devarray.all(devarray.isfinite(x))):
+        raise LinAlgError("eig: Array must not contain infs or NaNs")
+    complex_dtype = devarray.DType(_COMPLEX_OF[x.dtype.name])
+    a = _copy(devarray.astype(matrix_transpose(x), complex_dtype, copy=False))
+    w, vr, info = _core._linalg_geev(a, vectors)
+    _raise_on(info, "eig", "Eigenvalues did not converge")
+    return w, (matrix_transpose(vr) if vectors else None)
+
+
+def _cuda_eigh(x, vectors):
+    a = _copy(x)
+    w, info, as_rows = _core._linalg_eigh(a, vectors)
+    _raise_on(info, "eigh", "Eigenvalues did not converge")
+    if not vectors:
+        return w, None
+    return w, (_conj_t(a) if as_rows else a)
+
+
+def _rtol_cutoff(s, rtol, shape):
+    """rtol (None: max(M, N) * eps) times the largest singular value, per
+    matrix, shaped to broadcast against s."""
+    if rtol is None:
+        rtol = max(shape[-2:]) * devarray.finfo(s.dtype).eps
+    largest = devarray.max(s, axis=-1, keepdims=True) if s.shape[-1] else s[..., :1]
+    if isinstance(rtol, devarray.DeviceArray):
+        rtol = devarray.astype(rtol, s.dtype)[..., None]
+    return rtol * largest
+
+
 def cholesky(x, /, *, upper=False):
     """The Cholesky factor of each Hermitian positive-definite matrix of x:
     lower triangular L with x = L L^H, or upper U = L^H with x = U^H U."""
     _matrices(x, "cholesky")
-    return _factorization("cholesky", [x], [x.dtype.name], upper=bool(upper))
+    if _on_host(x):
+        return _factorization("cholesky", [x], [x.dtype.name], upper=bool(upper))
+    factor, info = _core._linalg_cholesky(_copy(x))
+    _raise_on(info, "cholesky", "Matrix is not positive definite")
+    lower = devarray.tril(factor)
+    return _copy(_conj_t(lower)) if upper else lower
 
 
 def det(x, /):
     """The determinant of each square matrix of x."""
     _matrices(x, "det")
-    return _factorization("det", [x], [x.dtype.name])
+    if _on_host(x):
+        return _factorization("det", [x], [x.dtype.name])
+    diagonal_u, parity = _cuda_lu(x)
+    return devarray.prod(diagonal_u, axis=-1) * parity
 
 
 def slogdet(x, /):
     """(sign, logabsdet) of each square matrix's determinant: sign of x's
     dtype (0 for a singular matrix, with logabsdet -inf), logabsdet real."""
     _matrices(x, "slogdet")
-    sign, logabsdet = _factorization("slogdet", [x], [x.dtype.name, _REAL_OF[x.dtype.name]])
-    return SlogdetResult(sign, logabsdet)
+    if _on_host(x):
+        sign, logabsdet = _factorization("slogdet", [x],
+                                         [x.dtype.name, _REAL_OF[x.dtype.name]])
+        return SlogdetResult(sign, logabsdet)
+    diagonal_u, parity = _cuda_lu(x)
+    # sign(0) is 0 and log(0) -inf: a singular matrix's (0, -inf), as NumPy's
+    sign = devarray.prod(devarray.sign(diagonal_u), axis=-1) * parity
+    return SlogdetResult(sign, devarray.sum(devarray.log(devarray.abs(diagonal_u)), axis=-1))
 
 
 def eigh(x, /):
     """(eigenvalues ascending, real; eigenvectors as columns) of each
     Hermitian matrix of x (its lower triangle is read)."""
     _matrices(x, "eigh")
-    w, v = _factorization("eigh", [x], [_REAL_OF[x.dtype.name], x.dtype.name])
-    return EighResult(w, v)
+    if _on_host(x):
+        w, v = _factorization("eigh", [x], [_REAL_OF[x.dtype.name], x.dtype.name])
+        return EighResult(w, v)
+    return EighResult(*_cuda_eigh(x, True))
 
 
 def eigvalsh(x, /):
     """The eigenvalues, ascending and real, of each Hermitian matrix of x."""
     _matrices(x, "eigvalsh")
-    return _factorization("eigvalsh", [x], [_REAL_OF[x.dtype.name]])
+    if _on_host(x):
+        return _factorization("eigvalsh", [x], [_REAL_OF[x.dtype.name]])
+    return _cuda_eigh(x, False)[0]
 
 
 def eig(x, /):
@@ -157,20 +301,27 @@ def eig(x, /):
     complex of x's precision whatever x's values."""
     _matrices(x, "eig")
     complex_name = _COMPLEX_OF[x.dtype.name]
-    w, v = _factorization("eig", [x], [complex_name, complex_name])
-    return EigResult(w, v)
+    if _on_host(x):
+        w, v = _factorization("eig", [x], [complex_name, complex_name])
+        return EigResult(w, v)
+    return EigResult(*_cuda_eig(x, True))
 
 
 def eigvals(x, /):
     """The eigenvalues of each square matrix of x, complex of x's precision."""
     _matrices(x, "eigvals")
-    return _factorization("eigvals", [x], [_COMPLEX_OF[x.dtype.name]])
+    if _on_host(x):
+        return _factorization("eigvals", [x], [_COMPLEX_OF[x.dtype.name]])
+    return _cuda_eig(x, False)[0]
 
 
 def inv(x, /):
     """The inverse of each square matrix of x (LinAlgError where singular)."""
     _matrices(x, "inv")
-    return _factorization("inv", [x], [x.dtype.name])
+    if _on_host(x):
+        return _factorization("inv", [x], [x.dtype.name])
+    identity = devarray.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+    return _cuda_solve(x, devarray.broadcast_to(identity, x.shape), identity=True)
 
 
 def solve(x1, x2, /):
@@ -186,13 +337,15 @@ def solve(x1, x2, /):
                          % (x1.shape[-2], x1.shape[-1], rows))
     dtype = devarray.result_type(x1, x2)
     x1, x2 = devarray.astype(x1, dtype), devarray.astype(x2, dtype)
+    solve_stack = (lambda a, b: _factorization("solve", [a, b], [dtype.name])) \
+        if _on_host(x1) else _cuda_solve
     if x2.ndim == 1:
         x2 = devarray.broadcast_to(x2[:, None], x1.shape[:-2] + (rows, 1))
-        return _factorization("solve", [x1, x2], [dtype.name])[..., 0]
+        return solve_stack(x1, x2)[..., 0]
     stack = devarray.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
     x1 = devarray.broadcast_to(x1, stack + x1.shape[-2:])
     x2 = devarray.broadcast_to(x2, stack + x2.shape[-2:])
-    return _factorization("solve", [x1, x2], [dtype.name])
+    return solve_stack(x1, x2)
 
 
 def qr(x, /, *, mode="reduced"):
@@ -201,47 +354,68 @@ def qr(x, /, *, mode="reduced"):
     _matrices(x, "qr", square=False)
     if mode not in ("reduced", "complete"):
         raise ValueError("qr(): mode must be 'reduced' or 'complete', not %r" % (mode,))
-    q, r = _factorization("qr", [x], [x.dtype.name, x.dtype.name], mode=mode)
-    return QRResult(q, r)
+    if _on_host(x):
+        q, r = _factorization("qr", [x], [x.dtype.name, x.dtype.name], mode=mode)
+        return QRResult(q, r)
+    return QRResult(*_cuda_qr(x, mode))
 
 
 def svd(x, /, *, full_matrices=True):
     """(U, S descending and real, Vh), x = U diag(S) Vh, for each matrix of
     x; U and Vh square where full_matrices, else of K = min(M, N)."""
     _matrices(x, "svd", square=False)
-    u, s, vh = _factorization("svd", [x], [x.dtype.name, _REAL_OF[x.dtype.name], x.dtype.name],
-                              full_matrices=bool(full_matrices))
-    return SVDResult(u, s, vh)
+    if _on_host(x):
+        u, s, vh = _factorization("svd", [x],
+                                  [x.dtype.name, _REAL_OF[x.dtype.name], x.dtype.name],
+                                  full_matrices=bool(full_matrices))
+        return SVDResult(u, s, vh)
+    return SVDResult(*_cuda_svd(x, "A" if full_matrices else "S"))
 
 
 def svdvals(x, /):
     """The singular values of each matrix of x, descending and real."""
     _matrices(x, "svdvals", square=False)
-    return _factorization("svdvals", [x], [_REAL_OF[x.dtype.name]])
+    if _on_host(x):
+        return _factorization("svdvals", [x], [_REAL_OF[x.dtype.name]])
+    return _cuda_svd(x, "N")[1]
 
 
-def _rtol(rtol, x, name):
+def _rtol_checked(rtol, name):
+    if isinstance(rtol, devarray.DeviceArray) and rtol.dtype.kind not in "fiu":
+        raise TypeError("%s(): rtol must be real, not %s" % (name, rtol.dtype))
+    return rtol
+
+
+def _rtol(rtol, name):
     """rtol for numpy.linalg: None, a float, or an array broadcast against
     x's stack (a DeviceArray is read back)."""
-    if isinstance(rtol, devarray.DeviceArray):
-        if rtol.dtype.kind not in "fiu":
-            raise TypeError("%s(): rtol must be real, not %s" % (name, rtol.dtype))
-        return rtol.to_host()
-    return rtol
+    rtol = _rtol_checked(rtol, name)
+    return rtol.to_host() if isinstance(rtol, devarray.DeviceArray) else rtol
 
 
 def matrix_rank(x, /, *, rtol=None):
     """The number of singular values of each matrix of x above rtol (None:
     max(M, N) * eps of x's dtype) times the largest, as int64."""
     _matrices(x, "matrix_rank", square=False)
-    return _factorization("matrix_rank", [x], ["int64"], rtol=_rtol(rtol, x, "matrix_rank"))
+    if _on_host(x):
+        return _factorization("matrix_rank", [x], ["int64"],
+                              rtol=_rtol(rtol, "matrix_rank"))
+    s = svdvals(x)
+    above = s > _rtol_cutoff(s, _rtol_checked(rtol, "matrix_rank"), x.shape)
+    return devarray.sum(devarray.astype(above, devarray.int64), axis=-1)
 
 
 def pinv(x, /, *, rtol=None):
     """The Moore-Penrose pseudo-inverse of each matrix of x, singular values
     below rtol (None: max(M, N) * eps) times the largest taken as zero."""
     _matrices(x, "pinv", square=False)
-    return _factorization("pinv", [x], [x.dtype.name], rtol=_rtol(rtol, x, "pinv"))
+    if _on_host(x):
+        return _factorization("pinv", [x], [x.dtype.name], rtol=_rtol(rtol, "pinv"))
+    u, s, vh = svd(x, full_matrices=False)
+    kept = s > _rtol_cutoff(s, _rtol_checked(rtol, "pinv"), x.shape)
+    inverse = devarray.where(kept, 1 / devarray.where(kept, s, 1), 0)
+    # x^+ = V diag(1/s) U^H over the singular values kept
+    return (_conj_t(vh) * devarray.astype(inverse, x.dtype)[..., None, :]) @ _conj_t(u)
 
 
 # ---- composed of devarray's operations -----------------------------------------------
