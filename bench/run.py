@@ -49,6 +49,7 @@ GPU_SECTIONS = (
     sort.sort_rows,
     indexing.take_rows,
     linalg.matmul_rows,
+    linalg.factorization_rows,
     fft.fft_rows,
     elementwise.layout_rows,
     transfers.transfer_rows,

@@ -114,8 +114,8 @@ class EventTimer:
         self.elapsed_ms = elapsed_ms
         self.sync = sync
 
-    def __call__(self, call, reps):
-        for i in range(WARMUP):
+    def __call__(self, call, reps, warmup=WARMUP):
+        for i in range(warmup):
             call(i)
         self.sync()
         events = [self.make() for _ in range(reps + 1)]
@@ -229,8 +229,10 @@ class Bench:
         finally:
             self.release()
 
-    def time_op(self, lib, fn, inputs):
-        """Median time of fn(*arrays) on lib's copies of the NumPy inputs."""
+    def time_op(self, lib, fn, inputs, reps=None):
+        """Median time of fn(*arrays) on lib's copies of the NumPy inputs,
+        over reps calls (None: DEVICE_REPS on the GPU, HOST_REPS on the host)
+        after as many warm-up calls, WARMUP at most."""
         upload = self.upload[lib]
         sets = [[upload(x) for x in inputs]]
         if sum(x.nbytes for x in inputs) < ROTATE_BELOW:
@@ -241,16 +243,20 @@ class Bench:
         def call(i):
             return fn(*sets[i % len(sets)])
 
+        if reps is None:
+            reps = HOST_REPS if not self.gpu else DEVICE_REPS
+        warmup = min(reps, WARMUP)
         if self.timer is None:
-            return wall_time(call, sync, HOST_REPS if not self.gpu else DEVICE_REPS)
-        return self.timer(call, DEVICE_REPS)
+            return wall_time(call, sync, reps, warmup)
+        return self.timer(call, reps, warmup)
 
-    def op_row(self, row, fn, inputs):
-        """Fill row with the time of fn (one callable, or one per library)."""
+    def op_row(self, row, fn, inputs, reps=None):
+        """Fill row with the time of fn (one callable, or one per library);
+        reps as time_op's (fewer for ops of seconds)."""
         log("measuring %s (%s)" % (row["op"], row["dtype"]))
         for lib in row["times"]:
             f = fn[lib] if isinstance(fn, dict) else fn
-            self.measure(row, lib, lambda: self.time_op(lib, f, inputs))
+            self.measure(row, lib, lambda: self.time_op(lib, f, inputs, reps))
         return row
 
     def small_row(self, row, fn, x, upload=True):
