@@ -21,6 +21,11 @@ import zlib
 
 import pytest
 
+# scikit-learn's array API dispatch (tests/test_sklearn.py) needs SciPy's
+# array API support, which SciPy reads once, when the first test that
+# imports it (directly or through a library) does
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
 with warnings.catch_warnings():
     # a build or machine without CUDA may warn that it falls back to the host
     warnings.simplefilter("ignore", RuntimeWarning)

@@ -2,16 +2,10 @@
 three solvers, LinearDiscriminantAnalysis, Ridge(solver="svd")) run on
 DeviceArrays under array_api_dispatch and give NumPy's results."""
 
-import os
-import sys
-
 import pytest
 
-# scikit-learn dispatches only with SciPy's array API support, which SciPy
-# reads when it is imported (no other test imports it)
-if "scipy" not in sys.modules:
-    os.environ.setdefault("SCIPY_ARRAY_API", "1")
-
+# conftest.py sets SCIPY_ARRAY_API=1, which the dispatch needs, before
+# anything imports SciPy
 np = pytest.importorskip("numpy")
 sklearn = pytest.importorskip("sklearn")
 
