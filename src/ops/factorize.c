@@ -68,6 +68,7 @@ factor_parse(PyObject *obj, const char *func, int square, factor_operand *op)
     return array_activate(a);
 }
 
+#ifdef DEVARRAY_HAVE_CUDA
 /* A new array of `typenum` over op's batch, followed by `extra` axes of
    extents e0, e1. */
 static DeviceArrayObject *
@@ -94,7 +95,6 @@ real_typenum(int typenum)
     return typenum == DA_FLOAT32 || typenum == DA_COMPLEX64 ? DA_FLOAT32 : DA_FLOAT64;
 }
 
-#ifdef DEVARRAY_HAVE_CUDA
 /* A zeroed int32 info array over op's batch; NULL with an exception. */
 static DeviceArrayObject *
 factor_info(const factor_operand *op)
