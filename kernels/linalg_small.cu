@@ -225,7 +225,7 @@ solve_columns(const T (&m)[cap<N>::value][cap<N>::value], const int (&perm)[cap<
     }
 }
 
-/* solve through small_kernel: the instantiations for n > kExactMax, with
+/* solve through small_kernel: the runtime-n instantiation, with
    b in global memory */
 template <typename T>
 struct solve_op {

@@ -13,13 +13,14 @@
  * costs nothing.
  *
  * Templating, by what each size can keep in registers (255 a thread):
- *   n = 1..8   one instantiation per n, everything unrolled: an 8x8
+ *   n = 3, 4, 8  one instantiation each, everything unrolled: an 8x8
  *              float64 matrix is 128 registers, eigh's triangle and
- *              vectors about 250, and nothing spills;
- *   n = 9..16  one instantiation with a runtime n and plain loops over
- *              local-memory arrays: at these sizes ptxas spills much of an
+ *              vectors about 250, and nothing spills (dispatch_n says why
+ *              only these);
+ *   other n    one instantiation with a runtime n and plain loops over
+ *              local-memory arrays: past 8 ptxas spills much of an
  *              unrolled matrix anyway (a 16x16 float64 one is 512
- *              registers), and every unrolled size doubles this file's
+ *              registers), and every unrolled size adds to this file's
  *              compile for each target architecture (one capped at 12 ran
  *              2-4x faster at n = 12 but doubled the build, which CI pays).
  * (eigh has two of each: with and without vectors.)  The exact sizes also
@@ -48,7 +49,7 @@ namespace {
 
 constexpr int kThreads = 128;
 constexpr int64_t kMaxBlocks = 2147483647;
-/* the instantiations (see the top of this file): one per n up to kExactMax,
+/* the instantiations (see the top of this file): exact ones up to kExactMax,
    one with a runtime n for the rest */
 constexpr int kExactMax = 8;
 
@@ -127,7 +128,7 @@ bound(int n)
  * has 128 threads, or 64 where 128 matrices would not fit the 48 KiB of
  * static shared memory (float64 from n = 7).
  *
- * The instantiations for n > kExactMax work on global memory directly: a
+ * The runtime-n instantiation works on global memory directly: a
  * runtime n makes the copies' index arithmetic dearer, 128 such matrices of
  * float64 would not fit, and their arithmetic (and, for N == 0, local
  * memory) costs more than the scattered loads.
@@ -249,8 +250,11 @@ launch_op(T *a, int n, int64_t batch, const Op &op, cudaStream_t stream)
 }
 
 /*
- * Launch<T, N>::run(n, args...) for the instantiation of order n: N = n up
- * to kExactMax, N = 0 (a runtime n) above.
+ * Launch<T, N>::run(n, args...) for the instantiation of order n: N = n for
+ * 3, 4 and 8 (3-vectors, quaternions and homogeneous 4x4 transforms, and
+ * the 8x8 blocks issue 28 measures), N = 0 (a runtime n) for the rest.
+ * Each exact order costs about 0.5 MB of every wheel's kernels over five
+ * architectures; all eight made the wheel outgrow its 15 MB limit.
  */
 template <template <typename, int> class Launch, typename T, typename... Args>
 cudaError_t
@@ -259,15 +263,10 @@ dispatch_n(int n, Args... args)
 #define SMALL_CASE(N) \
     case N:           \
         return Launch<T, N>::run(n, args...);
-    static_assert(kExactMax == 8, "the cases below list 1..kExactMax");
+    static_assert(kExactMax == 8, "the cases below end at kExactMax");
     switch (n) {
-        SMALL_CASE(1)
-        SMALL_CASE(2)
         SMALL_CASE(3)
         SMALL_CASE(4)
-        SMALL_CASE(5)
-        SMALL_CASE(6)
-        SMALL_CASE(7)
         SMALL_CASE(8)
         default:
             return Launch<T, 0>::run(n, args...);
