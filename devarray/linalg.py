@@ -130,10 +130,15 @@ def _copy(x):
     return devarray.asarray(x, copy=True)
 
 
+def _failed(info):
+    """Whether any matrix's LAPACK info is not 0 (a wait for the device:
+    NumPy's semantics need the answer before returning)."""
+    return bool(info.size) and bool(devarray.any(info != 0))
+
+
 def _raise_on(info, name, message):
-    """LinAlgError when any matrix's LAPACK info is not 0 (a wait for the
-    device: NumPy's semantics need the answer before returning)."""
-    if info.size and bool(devarray.any(info != 0)):
+    """LinAlgError when _failed(info)."""
+    if _failed(info):
         raise LinAlgError("%s: %s" % (name, message))
 
 
@@ -169,7 +174,7 @@ def _cuda_svd(x, job):
     column-major, the columns of x^T = U' S V'^H, so x = conj(V') S U'^T."""
     k = min(x.shape[-2:])
     s, u, v, info = _core._linalg_svdj(_copy(x), job != "N", job != "A")
-    if not (info.size and bool(devarray.any(info != 0))):
+    if not _failed(info):
         if job == "N":
             return None, s, None
         left, right = _conj_t(v), u  # read row-major: v holds V'^T, u U'^T
