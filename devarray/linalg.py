@@ -265,6 +265,9 @@ def det(x, /):
     _matrices(x, "det")
     if _on_host(x):
         return _factorization("det", [x], [x.dtype.name])
+    small = _core._linalg_det(_copy(x))
+    if small is not None:
+        return small
     diagonal_u, parity = _cuda_lu(x)
     return devarray.prod(diagonal_u, axis=-1) * parity
 
@@ -325,6 +328,11 @@ def inv(x, /):
     _matrices(x, "inv")
     if _on_host(x):
         return _factorization("inv", [x], [x.dtype.name])
+    small = _core._linalg_inv(_copy(x))
+    if small is not None:
+        inverse, info = small
+        _raise_on(info, "inv", "Singular matrix")
+        return inverse
     identity = devarray.eye(x.shape[-1], dtype=x.dtype, device=x.device)
     return _cuda_solve(x, devarray.broadcast_to(identity, x.shape), identity=True)
 

@@ -1,7 +1,8 @@
 /*
  * Batched linear algebra on many small matrices (kernels/linalg_small.cu):
- * solve, LU, Cholesky and the symmetric eigendecomposition of `batch`
- * dense n x n matrices, n <= DA_SMALL_N_MAX, one GPU thread per matrix.
+ * solve, the inverse, LU, the determinant, Cholesky and the symmetric
+ * eigendecomposition of `batch` dense n x n matrices, n <= DA_SMALL_N_MAX,
+ * one GPU thread per matrix.
  * For tens of thousands of 3x3 or 8x8 matrices this is far faster than
  * cuSOLVER's and cuBLAS's batched routines, which are built for larger
  * matrices.
@@ -48,6 +49,15 @@ cudaError_t da_cuda_small_solve(int typenum, void *a, void *b, int64_t n,
                                 cudaStream_t stream);
 
 /*
+ * The inverse of each matrix in place, by Gauss-Jordan elimination with
+ * partial pivoting (pivots chosen as da_cuda_small_solve's).  info[i] = 0,
+ * or k + 1 for the first step k whose pivot is exactly 0 (A_i singular;
+ * a_i is then unspecified).
+ */
+cudaError_t da_cuda_small_inv(int typenum, void *a, int64_t n, int64_t batch, int32_t *info,
+                              cudaStream_t stream);
+
+/*
  * LU factorisation with partial pivoting in place, LAPACK getrf's
  * conventions on the row-major matrix: on return a holds L (unit diagonal,
  * not stored) below the diagonal and U on and above it, and
@@ -58,6 +68,14 @@ cudaError_t da_cuda_small_solve(int typenum, void *a, void *b, int64_t n,
  */
 cudaError_t da_cuda_small_lu(int typenum, void *a, int64_t n, int64_t batch,
                              int64_t *pivots, int32_t *info, cudaStream_t stream);
+
+/*
+ * det[i] = the determinant of matrix i (det: batch values of a's dtype),
+ * from the same elimination as da_cuda_small_lu: (-1)^swaps times the
+ * product of U's diagonal.  a is read only.
+ */
+cudaError_t da_cuda_small_det(int typenum, void *a, void *det, int64_t n, int64_t batch,
+                              cudaStream_t stream);
 
 /*
  * Cholesky factorisation A = L L^T in place.  Reads the lower triangle

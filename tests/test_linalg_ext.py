@@ -222,18 +222,32 @@ def test_errors(backend):
     assert issubclass(la.LinAlgError, np.linalg.LinAlgError)
 
 
-@pytest.mark.parametrize("n", [3, 8, 16, 24])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 13, 16, 24])
 def test_many_small_matrices(gpu, rng, n):
-    """Batches large enough for every thread of the small kernels, and the
+    """Batches large enough for several blocks of the small kernels (whose
+    block size depends on n and the dtype), every routine on them, and the
     singular and indefinite matrices among them reported."""
     for dtype in ("float32", "float64"):
         a = random(rng, (300, n, n), dtype) + n * np.eye(n, dtype=dtype)
         spd = hermitian_positive(rng, (300, n, n), dtype)
+        b = random(rng, (300, n, n + 3), dtype)
         x, s = devarray.asarray(a), devarray.asarray(spd)
         assert_close(la.inv(x), np.linalg.inv(a))
         assert_close(la.det(x), np.linalg.det(a))
+        assert_close(la.slogdet(x).logabsdet, np.linalg.slogdet(a).logabsdet)
+        assert_close(la.solve(x, devarray.asarray(b)), np.linalg.solve(a, b))
+        column = np.broadcast_to(b[0, :, :1], (300, n, 1))
+        assert_close(la.solve(x, devarray.asarray(b[0, :, 0])),
+                     np.linalg.solve(a, column)[..., 0])
         assert_close(la.cholesky(s), np.linalg.cholesky(spd))
         assert_close(la.eigvalsh(s), np.linalg.eigvalsh(spd))
+        w, v = la.eigh(s)
+        assert_close(w, np.linalg.eigvalsh(spd))
+        v, vt = v.to_host(), np.swapaxes(v.to_host(), -1, -2)
+        rtol, atol = tolerance(dtype)
+        np.testing.assert_allclose(vt @ v, np.broadcast_to(np.eye(n), v.shape), atol=atol * 10)
+        np.testing.assert_allclose((v * w.to_host()[:, None, :]) @ vt, spd, rtol=rtol,
+                                   atol=atol * np.abs(spd).max())
         singular = a.copy()
         singular[123, :, 0] = 0
         with pytest.raises(la.LinAlgError, match="Singular matrix"):

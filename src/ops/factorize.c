@@ -1,6 +1,7 @@
 /*
- * _linalg_lu, _linalg_solve, _linalg_cholesky, _linalg_eigh, _linalg_svd,
- * _linalg_geqrf, _linalg_orgqr, _linalg_geev: see factorize.h.
+ * _linalg_lu, _linalg_det, _linalg_inv, _linalg_solve, _linalg_cholesky,
+ * _linalg_eigh, _linalg_svd, _linalg_geqrf, _linalg_orgqr, _linalg_geev:
+ * see factorize.h.
  *
  * Each takes C-contiguous, writable CUDA arrays of a floating dtype whose
  * last two axes are the matrices (read as LAPACK reads them, column-major:
@@ -194,6 +195,76 @@ error:
     return NULL;
 #else
     (void)pivots;
+    (void)info;
+    return FACTOR_NO_CUDA();
+#endif
+}
+
+/* _linalg_det(a) -> det or None: the determinants of a's real matrices
+   where the one-thread-per-matrix kernels take them, in one pass that
+   leaves a as it was; None for empty, larger or complex ones, whose
+   determinant linalg.py composes from _linalg_lu. */
+static PyObject *
+factor_det(PyObject *Py_UNUSED(module), PyObject *arg)
+{
+    factor_operand op;
+    DeviceArrayObject *det = NULL;
+
+    if (factor_parse(arg, "_linalg_det", 1, &op) < 0) {
+        return NULL;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    if (!factor_small(&op) || op.rows == 0) {
+        Py_RETURN_NONE;
+    }
+    det = factor_batch_array(&op, op.array->typenum, 0, 0, 0);
+    if (det == NULL ||
+        factor_launched(da_cuda_small_det(op.array->typenum, op.array->data, det->data, op.rows,
+                                          op.batch, stream_current()),
+                        "da_cuda_small_det") < 0) {
+        goto error;
+    }
+    return (PyObject *)det;
+
+error:
+    Py_XDECREF(det);
+    return NULL;
+#else
+    (void)det;
+    return FACTOR_NO_CUDA();
+#endif
+}
+
+/* _linalg_inv(a) -> (a, info) or None: the inverses of a's real matrices in
+   place where the one-thread-per-matrix kernels take them; None for
+   empty, larger or complex ones, which linalg.py inverts with
+   _linalg_solve. */
+static PyObject *
+factor_inv(PyObject *Py_UNUSED(module), PyObject *arg)
+{
+    factor_operand op;
+    DeviceArrayObject *info = NULL;
+
+    if (factor_parse(arg, "_linalg_inv", 1, &op) < 0) {
+        return NULL;
+    }
+#ifdef DEVARRAY_HAVE_CUDA
+    if (!factor_small(&op) || op.rows == 0) {
+        Py_RETURN_NONE;
+    }
+    info = factor_info(&op);
+    if (info == NULL ||
+        factor_launched(da_cuda_small_inv(op.array->typenum, op.array->data, op.rows, op.batch,
+                                          (int32_t *)info->data, stream_current()),
+                        "da_cuda_small_inv") < 0) {
+        goto error;
+    }
+    return Py_BuildValue("(ON)", op.array, info);
+
+error:
+    Py_XDECREF(info);
+    return NULL;
+#else
     (void)info;
     return FACTOR_NO_CUDA();
 #endif
@@ -650,6 +721,12 @@ static PyMethodDef factorize_functions[] = {
     {"_linalg_lu", factor_lu, METH_O,
      "_linalg_lu(a)\n--\n\nLU with partial pivoting of a's square matrices in place: "
      "(pivots, info)."},
+    {"_linalg_det", factor_det, METH_O,
+     "_linalg_det(a)\n--\n\nThe determinants of a's real matrices of at most 16 rows, a "
+     "unchanged; None for other matrices."},
+    {"_linalg_inv", factor_inv, METH_O,
+     "_linalg_inv(a)\n--\n\nThe inverses of a's real matrices of at most 16 rows in place: "
+     "(a, info); None for other matrices."},
     {"_linalg_solve", factor_solve, METH_VARARGS,
      "_linalg_solve(a, b, identity)\n--\n\nX with A X = B, A row-major in a, B (..., n, k) "
      "row-major in b (identity matrices where identity), both destroyed: (x, info)."},
