@@ -9,6 +9,7 @@
  *   - src/host/host_scan.c               the host twin of kernels/scan.cu and
  *                                   kernels/search.cu
  *   - src/host/host_gather.c             the host twin of kernels/gather.cu
+ *   - src/host/host_random.c             the host twin of kernels/random.cu
  *
  * The core does all checking, broadcasting and allocation before it calls in:
  * launchers get valid pointers, shapes and types and only compute.  They
@@ -224,6 +225,86 @@ typedef struct {
     int upper;
 } da_tri;
 
+/* ---- random numbers (kernels/random.cu, src/host/host_random.c) --------- */
+
+/* What a da_random draw makes of the Philox words (kernels/random.h). */
+enum {
+    DA_RANDOM_BITS32 = 0,   /* 1 word each: the word (int32, uint32) */
+    DA_RANDOM_BITS64,       /* 2 words each: lo | hi << 32 (int64, uint64) */
+    DA_RANDOM_UNIFORM_F32,  /* 1 word each: loc + scale * [0, 1) (float32) */
+    DA_RANDOM_UNIFORM_F64,  /* 2 words each: loc + scale * [0, 1) (float64) */
+    DA_RANDOM_INT_R32,      /* 2 words each: low + [0, range), range <= 2^32 */
+    DA_RANDOM_INT_R64,      /* 4 words each: low + [0, range), range <= 2^64 */
+    DA_RANDOM_NORMAL_F32,   /* 1 word each: loc + scale * N(0, 1) (float32) */
+    DA_RANDOM_NORMAL_F64,   /* 2 words each: loc + scale * N(0, 1) (float64) */
+    DA_NRANDOM
+};
+
+/*
+ * A draw of n >= 1 C-contiguous elements of dtype typenum from the
+ * Philox4x32-10 stream of `key`, starting at the 128-bit counter `counter`
+ * (word 0 least significant): element i takes words [k i, k i + k) of the
+ * stream, k = da_random_words(kind) (1, 2 or 4, so an element never
+ * straddles two counters), where word w is word w % 4 of the block of
+ * counter + w / 4.  So element i depends on key, counter and i only, never
+ * on the launch layout, and the draw uses da_random_blocks(kind, n)
+ * counters.  kernels/random.h computes each block's elements.
+ *   INT_*:   low + a bounded integer of [0, range) (range 0 means 2^64 for
+ *            INT_R64; INT_R32 needs 1 <= range <= 2^32), mod 2^64, stored
+ *            truncated to the integer dtype (or bool: 0 or 1);
+ *   float:   loc + scale * x, in the kind's precision (loc and scale
+ *            rounded to float32 for the float32 kinds, each operation
+ *            rounded: no contraction into a fused multiply-add).
+ * da_random_supported() says which (kind, typenum) pairs exist.
+ */
+typedef struct {
+    void *out;
+    int64_t n;
+    int kind;
+    int typenum;
+    uint32_t key[2];
+    uint32_t counter[4];
+    uint64_t low, range;
+    double loc, scale;
+} da_random;
+
+static inline int
+da_random_words(int kind)
+{
+    static const int words[DA_NRANDOM] = {1, 2, 1, 2, 2, 4, 1, 2};
+    return kind >= 0 && kind < DA_NRANDOM ? words[kind] : 0;
+}
+
+/* The counters (Philox blocks) a draw of n elements uses. */
+static inline int64_t
+da_random_blocks(int kind, int64_t n)
+{
+    int per = 4 / da_random_words(kind);
+    return n / per + (n % per != 0);
+}
+
+static inline int
+da_random_supported(int kind, int typenum)
+{
+    switch (kind) {
+        case DA_RANDOM_BITS32:
+            return typenum == DA_INT32 || typenum == DA_UINT32;
+        case DA_RANDOM_BITS64:
+            return typenum == DA_INT64 || typenum == DA_UINT64;
+        case DA_RANDOM_UNIFORM_F32:
+        case DA_RANDOM_NORMAL_F32:
+            return typenum == DA_FLOAT32;
+        case DA_RANDOM_UNIFORM_F64:
+        case DA_RANDOM_NORMAL_F64:
+            return typenum == DA_FLOAT64;
+        case DA_RANDOM_INT_R32:
+        case DA_RANDOM_INT_R64:
+            return typenum >= DA_BOOL && typenum <= DA_UINT64;
+        default:
+            return 0;
+    }
+}
+
 /* ---- scan: cumulative_sum, cumulative_prod, argmax, argmin, searchsorted -- */
 
 enum { DA_SCAN_SUM, DA_SCAN_PROD };
@@ -352,6 +433,7 @@ int da_host_elementwise(int op, int cls, const da_elementwise *e);
 int da_host_range(const da_range *r);
 int da_host_linspace(const da_linspace *l);
 int da_host_tri(const da_tri *t);
+int da_host_random(const da_random *r);
 int da_host_where(const da_where *w);
 /* scan: cumulative_sum/prod of nsegments contiguous segments of seglen
    elements of dtype typenum (da_scan_supported), in order, each running value stored (rounded
@@ -452,6 +534,7 @@ cudaError_t da_cuda_elementwise(int op, int cls, const da_elementwise *e,
 cudaError_t da_cuda_range(const da_range *r, cudaStream_t stream);
 cudaError_t da_cuda_linspace(const da_linspace *l, cudaStream_t stream);
 cudaError_t da_cuda_tri(const da_tri *t, cudaStream_t stream);
+cudaError_t da_cuda_random(const da_random *r, cudaStream_t stream);
 cudaError_t da_cuda_where(const da_where *w, cudaStream_t stream);
 /* scan (two-phase, as da_cuda_sum): float results may differ from the
    host's order of operations in the last bits (a parallel scan). */

@@ -208,6 +208,20 @@ backend_tri(int backend, const da_tri *t)
     return da_host_tri(t) != 0 ? host_contract_error("tril/triu") : 0;
 }
 
+int
+backend_random(int backend, const da_random *r)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = da_cuda_random(r, stream_current());
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "random kernel");
+    }
+#else
+    (void)backend;
+#endif
+    return da_host_random(r) != 0 ? host_contract_error("random draw") : 0;
+}
+
 /* ---- scan: cumulative sums and products, argmax/argmin, searchsorted ---- */
 
 #ifdef DEVARRAY_HAVE_CUDA

@@ -42,6 +42,10 @@ int backend_range(int backend, const da_range *r);
 int backend_linspace(int backend, const da_linspace *l);
 int backend_tri(int backend, const da_tri *t);
 
+/* A random draw (see kernels/launch.h: da_random) on `backend`, on the
+   current stream. */
+int backend_random(int backend, const da_random *r);
+
 /* scan: cumulative sums/products and argmax/argmin of contiguous segments,
    searchsorted (see kernels/launch.h); temporary storage from the pool.
    backend_searchsorted sets s->bad itself and returns 1 (no exception)
