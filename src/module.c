@@ -24,6 +24,7 @@
 #include "ops/factorize.h"
 #include "ops/fft.h"
 #include "ops/linalg.h"
+#include "ops/random.h"
 #include "runtime/cublas.h"
 #include "ops/logical_reduce.h"
 #include "ops/manipulation.h"
@@ -134,7 +135,7 @@ PyInit__core(void)
         capi_module_init(module) < 0 ||
         dtypefuncs_module_init(module) < 0 || namespace_module_init(module) < 0 ||
         scan_module_init(module) < 0 || search_module_init(module) < 0 || fft_module_init(module) < 0 ||
-        take_module_init(module) < 0 ||
+        take_module_init(module) < 0 || random_module_init(module) < 0 ||
         /* linalg */
         linalg_module_init(module) < 0 || cublas_module_init(module) < 0 ||
         factorize_module_init(module) < 0 ||
