@@ -28,9 +28,10 @@ from . import fft  # noqa: E402
 
 
 def __getattr__(name):
-    # devarray.linalg imports NumPy: it is loaded at its first use, not here
-    if name == "linalg":
+    # devarray.linalg imports NumPy, devarray.random builds its seeding
+    # machinery: each is loaded at its first use, not here
+    if name in ("linalg", "random"):
         import importlib
 
-        return importlib.import_module("devarray.linalg")
+        return importlib.import_module("devarray." + name)
     raise AttributeError(f"module 'devarray' has no attribute {name!r}")
