@@ -21,9 +21,14 @@ CUDA kernels (kernels/random.cu) and the host backend
 by the counters it used (ceil(n k / 4)), so the next draw starts on fresh
 blocks; a refused call (low >= high, a negative size, an unsupported
 dtype) raises before it changes any state.  The normal draws call log,
-sqrt, sin and cos, whose last bit may differ between the host's libm and
-CUDA's: there host and GPU agree within a few ulp, not bit for bit
-(docs/random.md).
+sqrt, sin and cos, and the exponential ones log1p, whose last bit may
+differ between the host's libm and CUDA's: there host and GPU agree
+within a few ulp, not bit for bit (docs/random.md).
+
+permutation, shuffle and choice are made of such draws and of devarray's
+exact operations (a stable argsort of random 64-bit keys; integer weights,
+their cumulative sum and searchsorted), so they too give the same bits on
+every backend.
 
 Seeds become keys through a SeedSequence, NumPy's algorithm
 (devarray/_seedsequence.py, NumPy not needed): its first two words are
@@ -34,6 +39,7 @@ makes children from the seed sequence's children, as NumPy does.
 """
 
 import math
+import numbers
 import operator
 import struct
 import threading
@@ -137,14 +143,32 @@ def _float32(value, what, name):
     return rounded
 
 
-def _place(out, device, name):
-    """out must be on device= when both are given."""
+def _place(array, device, name, what="out"):
+    """array must be on device= when both are given."""
     if device is None:
         return
     # the place devarray's creation functions give device= (the same converter)
-    wanted = devarray.empty((0,), dtype=out.dtype, device=device).device
-    if out.device != wanted:
-        raise ValueError("%s(): out is on %s, not on device=%r" % (name, out.device, device))
+    wanted = devarray.empty((0,), dtype=array.dtype, device=device).device
+    if array.device != wanted:
+        raise ValueError("%s(): %s is on %s, not on device=%r"
+                         % (name, what, array.device, device))
+
+
+def _on_device(x, device, name, what):
+    """x as a DeviceArray: a DeviceArray as it is (on device= when that is
+    given), anything else copied to device=."""
+    if isinstance(x, devarray.DeviceArray):
+        _place(x, device, name, what)
+        return x
+    return devarray.asarray(x, device=device)
+
+
+def _axis(axis, ndim, name):
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise devarray.AxisError("%s(): axis %d is out of bounds for an array of %d "
+                                 "dimensions" % (name, axis, ndim))
+    return axis % ndim
 
 
 # ---- the bit generator -------------------------------------------------------------
@@ -400,6 +424,247 @@ class Generator:
         kind = _NORMAL_F64 if dt.name == "float64" else _NORMAL_F32
         return self._bit_generator._fill(devarray.empty(shape, dtype=dt, device=device), kind,
                                          loc=loc, scale=scale)
+
+    # ---- exponentials ----
+
+    def standard_exponential(self, size=None, dtype=devarray.float64, method="zig", out=None,
+                             *, device=None):
+        """Exponential floats of rate 1, by inversion: -log1p(-u) of
+        random()'s u (so no value beyond 36.7 for float64, 16.6 for
+        float32).  method is NumPy's argument, accepted for its signature:
+        every draw here is by inversion.  The host and the GPU agree within
+        a few ulp (log1p)."""
+        dt = _dtype(dtype, _FLOATS, "standard_exponential")
+        shape = _shape(size, out, "standard_exponential")
+        return self._exponential(shape, dt, 1.0, out, device, "standard_exponential")
+
+    def exponential(self, scale=1.0, size=None, dtype=devarray.float64, *, device=None):
+        """scale * standard_exponential(); scale must be non-negative."""
+        dt = _dtype(dtype, _FLOATS, "exponential")
+        scale = _real(scale, "scale", "exponential")
+        if not scale >= 0:
+            raise ValueError("exponential(): scale must be non-negative, not %r" % scale)
+        if dt.name == "float32":
+            scale = _float32(scale, "scale", "exponential")
+        shape = _shape(size, None, "exponential")
+        return self._exponential(shape, dt, scale, None, device, "exponential")
+
+    def _exponential(self, shape, dt, scale, out, device, name):
+        kind = _UNIFORM_F64 if dt.name == "float64" else _UNIFORM_F32
+        u = self._bit_generator._fill(self._new(shape, dt, out, device, name), kind)
+        u *= -1.0
+        e = devarray.log1p(u)
+        e *= -scale  # the negation and the scale in one rounding
+        if out is None:
+            return e
+        out[...] = e
+        return out
+
+    # ---- permutations and samples ----
+
+    def _order(self, n, device):
+        """A random permutation of range(n), int64 on device: the stable
+        argsort of n random 64-bit keys (ceil(n / 2) counters).  Two keys
+        tie with probability below n**2 / 2**65, and a tie keeps its two
+        indices in order, on every backend alike."""
+        keys = devarray.empty((n,), dtype=devarray.uint64, device=device)
+        return devarray.argsort(self._bit_generator._fill(keys, _BITS64), stable=True)
+
+    def permutation(self, x, axis=0, *, device=None):
+        """For an int x, range(x) permuted (int64; empty for x <= 0, as
+        NumPy's); else a copy of the array x (a DeviceArray stays on its
+        device, anything else goes to device=) with its subarrays along
+        axis permuted."""
+        if isinstance(x, numbers.Integral):
+            return self._order(max(operator.index(x), 0), device)
+        arr = _on_device(x, device, "permutation", "x")
+        axis = _axis(axis, arr.ndim, "permutation")
+        return devarray.take(arr, self._order(arr.shape[axis], arr.device), axis=axis)
+
+    def shuffle(self, x, axis=0):
+        """Permute the DeviceArray x in place along axis, as permutation()
+        would; returns None."""
+        if not isinstance(x, devarray.DeviceArray):
+            raise TypeError("shuffle(): x must be a DeviceArray, not %s" % type(x).__name__)
+        if x.ndim == 0:
+            raise TypeError("shuffle(): x must have at least one dimension")
+        axis = _axis(axis, x.ndim, "shuffle")
+        if x.readonly:
+            raise ValueError("shuffle(): x is read-only")
+        x[...] = devarray.take(x, self._order(x.shape[axis], x.device), axis=axis)
+
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True, *, device=None):
+        """Elements of a (an int n: range(n), as int64), picked along axis.
+
+        replace=True: independent picks, uniform (integers()) or with the
+        probabilities p.  replace=False: distinct picks, in the order of a
+        stream of such picks with the repeats left out, which is NumPy's
+        sequential sampling without replacement (each pick uniform, or in
+        proportion to p, among those not yet picked).  Uniform samples
+        come from the order of random keys (permutation()) when size is
+        more than a sixteenth of the population, else from rounds of
+        integers() that each draw the picks still missing.  The
+        picks are in random order either way, so shuffle=False (NumPy's
+        speed-up) gives the same result.
+
+        p is resolved exactly, in integers: floor(p * 2**s) with s as
+        large as keeps their sum below 2**62, so each item's probability
+        is its weight's share to about 2**-60, and a pick is
+        searchsorted(cumulative_sum(weights), integers(0, total)), the
+        same on every backend.  Without replacement each round zeroes the
+        picked weights and scales the rest anew, as NumPy's renormalised
+        rounds do.  p must be 1-D, of a's length, non-negative, and sum to
+        1 within sqrt(eps) of float64 (of p's dtype when that is coarser)."""
+        arr = _population_array(a, device)
+        if arr is not None and arr.ndim > 0:
+            axis = _axis(axis, arr.ndim, "choice")
+            n = arr.shape[axis]
+        else:
+            n = _population(arr, a)
+            arr = None
+        shape = _shape(size, None, "choice")
+        k = math.prod(shape)
+        if k and n <= 0:
+            raise ValueError("choice(): a must be a positive integer unless no samples are "
+                             "taken" if arr is None else
+                             "choice(): a cannot be empty unless no samples are taken")
+        home = arr.device if arr is not None else \
+            devarray.empty((0,), dtype=devarray.int64, device=device).device
+        if p is not None:
+            p, cdf, total = _weights(p, n, home)
+        if k and not replace:
+            if k > n:
+                raise ValueError("choice(): cannot take a larger sample than the population "
+                                 "when replace is False (size %d, population %d)" % (k, n))
+            if p is not None and int(devarray.count_nonzero(p > 0)) < k:
+                raise ValueError("choice(): fewer non-zero entries in p than size")
+
+        if k == 0:
+            picks = devarray.empty((0,), dtype=devarray.int64, device=home)
+        elif replace and p is None:
+            picks = self.integers(0, n, size=k, device=home)
+        elif replace:
+            picks = devarray.searchsorted(cdf, self.integers(0, total, size=k, device=home),
+                                          side="right")
+        elif p is not None:
+            remaining = p
+
+            def weighted(missing, found):
+                nonlocal cdf, total
+                if found.shape[0]:
+                    remaining[found] = 0.0
+                    weights, _ = _fixed_point(remaining, n)
+                    cdf = devarray.cumulative_sum(weights)
+                    total = int(cdf[-1])
+                return devarray.searchsorted(
+                    cdf, self.integers(0, total, size=missing, device=home), side="right")
+
+            picks = _distinct(weighted, k, home)
+        elif k * _DENSE_SAMPLE > n:
+            picks = self._order(n, home)[:k]
+        else:
+            picks = _distinct(
+                lambda missing, found: self.integers(0, n, size=missing, device=home), k, home)
+
+        if arr is None:
+            return picks.reshape(shape)
+        taken = devarray.take(arr, picks, axis=axis)
+        return taken.reshape(arr.shape[:axis] + shape + arr.shape[axis + 1:])
+
+
+# ---- choice's pieces ----------------------------------------------------------------
+
+# choice(replace=False, p=None) sorts keys for the whole population when the
+# sample is more than 1/_DENSE_SAMPLE of it, else draws rounds of integers
+_DENSE_SAMPLE = 16
+
+
+def _population_array(a, device):
+    """choice's a as a DeviceArray (_on_device), or None for an int or
+    what devarray cannot make an array of."""
+    if isinstance(a, devarray.DeviceArray):
+        _place(a, device, "choice", "a")
+        return a
+    if isinstance(a, numbers.Integral):
+        return None
+    try:
+        return devarray.asarray(a, device=device)
+    except (TypeError, ValueError):
+        return None
+
+
+def _population(arr, a):
+    """The population of choice(a) where a is an int, or arr, a 0-d array,
+    holds one; ValueError for anything else."""
+    try:
+        return operator.index(arr.item() if arr is not None else a)
+    except TypeError:
+        raise ValueError("choice(): a must be a sequence or an integer, not %s"
+                         % type(a).__name__) from None
+
+
+def _weights(p, n, home):
+    """p, checked as NumPy checks it, as a float64 copy on home; its
+    cumulative fixed-point weights (_fixed_point) and their total."""
+    p = _on_device(p, home, "choice", "p")
+    if p.ndim != 1:
+        raise ValueError("choice(): p must be 1-dimensional")
+    if p.shape[0] != n:
+        raise ValueError("choice(): a and p must have the same size (%d and %d)"
+                         % (n, p.shape[0]))
+    if devarray.isdtype(p.dtype, "complex floating"):
+        raise TypeError("choice(): p must be real, not %s" % p.dtype)
+    atol = math.sqrt(devarray.finfo(devarray.float64).eps)
+    if devarray.isdtype(p.dtype, "real floating"):
+        atol = max(atol, math.sqrt(devarray.finfo(p.dtype).eps))
+    p = devarray.astype(p, devarray.float64, copy=True)  # choice() zeroes its picks in it
+    if n and bool(devarray.any(devarray.isnan(p))):
+        raise ValueError("choice(): probabilities contain NaN")
+    if n and bool(devarray.any(p < 0)):
+        raise ValueError("choice(): probabilities are not non-negative")
+    if n and bool(devarray.all(devarray.isfinite(p))):
+        weights, shift = _fixed_point(p, n)
+        cdf = devarray.cumulative_sum(weights)
+        total = int(cdf[-1])
+        if abs(math.ldexp(total, -shift) - 1.0) <= atol:
+            return p, cdf, total
+    raise ValueError("choice(): probabilities do not sum to 1 (within %.3g)" % atol)
+
+
+def _fixed_point(p, n):
+    """The integer weights floor(p * 2**s) (int64) of p, n non-negative
+    finite float64, with s as large as keeps their sum below 2**62; and s.
+
+    A first pass with s0 from max(p) (each weight below 2**62 / n) gives
+    their sum, which bounds sum(p) * 2**s0 from below by less than n: the
+    second pass scales by the powers of two that still fit.  Products by
+    powers of two, floor and integer sums are exact, so every backend gets
+    the same weights."""
+    top = float(devarray.max(p))
+    s0 = 62 - n.bit_length() - math.frexp(top)[1]
+    rough = int(devarray.sum(_floor_scaled(p, s0)))
+    shift = s0 + 62 - (rough + n).bit_length()
+    return _floor_scaled(p, shift), shift
+
+
+def _floor_scaled(p, shift):
+    """floor(p * 2**shift) as int64, the power of two applied in two halves
+    (2.0**shift alone may overflow)."""
+    half = shift // 2
+    return devarray.floor(p * 2.0 ** half * 2.0 ** (shift - half)).astype(devarray.int64)
+
+
+def _distinct(draw, k, device):
+    """The first k distinct values of a stream of int64 draws, in the order
+    they come: each round appends draw(missing, picks), the missing draws,
+    and keeps the first occurrence of each value (each round adds at least
+    one where the draws can only give values not yet picked, or almost
+    surely where they are uniform over a population much larger than k)."""
+    picks = devarray.empty((0,), dtype=devarray.int64, device=device)
+    while picks.shape[0] < k:
+        both = devarray.concat([picks, draw(k - picks.shape[0], picks)])
+        picks = devarray.take(both, devarray.sort(devarray.unique_all(both).indices))
+    return picks
 
 
 def default_rng(seed=None):
