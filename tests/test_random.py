@@ -1,5 +1,6 @@
 """devarray.random: Philox4x32-10 against Random123's known answers and a
-Python reference of the counter mapping, the host and CUDA backends bit for
+Python reference of the counter mapping, the documented methods of
+exponentials, permutations and choice, the host and CUDA backends bit for
 bit, statistical sanity at fixed seeds (thresholds a broken generator
 fails), counter bookkeeping, and refused calls that leave the state as it
 was."""
@@ -228,6 +229,14 @@ def test_the_seed_sets_key_and_counter_high_half():
     (lambda g: g.integers(-2 ** 63, 2 ** 63, size=2), 2),
     (lambda g: g.standard_normal(5), 3),
     (lambda g: g.normal(1.0, 2.0, size=9, dtype="float32"), 3),
+    (lambda g: g.standard_exponential(5), 3),
+    (lambda g: g.exponential(2.0, size=9, dtype="float32"), 3),
+    (lambda g: g.permutation(5), 3),
+    (lambda g: g.shuffle(devarray.zeros((4, 7)), axis=1), 4),
+    (lambda g: g.choice(10, size=3), 2),
+    (lambda g: g.choice(10, size=0, p=[0.1] * 10), 0),
+    (lambda g: g.choice(4, size=(2, 3), p=[0.5, 0.25, 0.25, 0]), 6),
+    (lambda g: g.choice(10, size=9, replace=False), 5),
 ])
 def test_each_draw_advances_by_the_counters_it_used(backend, call, blocks):
     g = drandom.Generator(drandom.Philox(key=1, counter=M64))
@@ -322,6 +331,167 @@ def test_uniform_and_normal_parameters(backend):
     assert (g.uniform(5.0, 5.0, size=10).to_host() == 5.0).all()
 
 
+# ---- exponentials, permutations and samples: the documented methods ---------------
+
+def twin(seed=77):
+    """A new generator, the same one for the same seed, its counter near the
+    wrap of the low half."""
+    return drandom.Generator(drandom.Philox(key=KEY ^ seed, counter=COUNTER))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_standard_exponential_is_minus_log1p_of_random(backend, dtype):
+    g, h = twin(), twin()
+    e = g.standard_exponential(1001, dtype=dtype).to_host()
+    u = h.random(1001, dtype=dtype).to_host()
+    assert e.dtype == np.dtype(dtype) and g.bit_generator.counter == h.bit_generator.counter
+    expected = -np.log1p(-u)
+    # log1p of the backend's math library against NumPy's: within 2 ulp
+    assert np.all(np.abs(e - expected) <= 2 * np.spacing(np.maximum(expected, 1e-30)))
+    assert e.min() >= 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_exponential_is_scale_times_standard_exponential(backend, dtype):
+    e = twin().exponential(2.5, size=(3, 7), dtype=dtype).to_host()
+    standard = twin().standard_exponential((3, 7), dtype=dtype).to_host()
+    assert e.shape == (3, 7) and e.dtype == np.dtype(dtype)
+    assert e.tobytes() == (standard * np.asarray(2.5, dtype=dtype)).tobytes()
+    assert (twin().exponential(0.0, size=5).to_host() == 0).all()
+    out = devarray.empty((2, 5), dtype=dtype)
+    assert twin().standard_exponential(dtype=dtype, out=out) is out
+    assert out.to_host().tobytes() == twin().standard_exponential((2, 5), dtype=dtype) \
+        .to_host().tobytes()
+
+
+def key_order(key, counter, n):
+    """The reference permutation: range(n) ordered by the 64-bit keys of a
+    bits64 draw, ties in index order."""
+    words = reference_words((key & M32, key >> 32), counter, 2 * n)
+    keys = [words[2 * i] | words[2 * i + 1] << 32 for i in range(n)]
+    return sorted(range(n), key=lambda i: (keys[i], i))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 1000])
+def test_permutation_is_the_order_of_random_keys(backend, n):
+    g = twin()
+    perm = g.permutation(n)
+    assert perm.dtype == devarray.int64 and perm.shape == (n,)
+    assert perm.tolist() == key_order(KEY ^ 77, COUNTER, n)
+    assert sorted(perm.tolist()) == list(range(n))
+    assert g.bit_generator.counter == COUNTER + (n + 1) // 2
+    assert twin().permutation(-3).tolist() == []  # NumPy's arange(-3)
+
+
+def test_permutation_of_an_array_moves_subarrays_along_axis(backend):
+    base = np.arange(5 * 6 * 4, dtype=np.float32).reshape(5, 6, 4)
+    for axis in (0, 1, -1):
+        x = devarray.asarray(base)
+        got = twin().permutation(x, axis=axis).to_host()
+        order = key_order(KEY ^ 77, COUNTER, base.shape[axis])
+        assert got.tobytes() == np.take(base, order, axis=axis).tobytes()
+        assert x.to_host().tobytes() == base.tobytes()  # a copy: x is as it was
+    assert twin().permutation([3, 1, 2]).tolist() == [[3, 1, 2][i] for i in key_order(
+        KEY ^ 77, COUNTER, 3)]
+
+
+def test_shuffle_permutes_in_place_along_axis_only(backend):
+    base = np.arange(6 * 9, dtype=np.int32).reshape(6, 9)
+    x = devarray.asarray(base)
+    assert twin().shuffle(x, axis=1) is None
+    shuffled = x.to_host()
+    assert shuffled.tobytes() == twin().permutation(devarray.asarray(base), axis=1) \
+        .to_host().tobytes()
+    # each row keeps its elements, each column moved whole
+    assert (np.sort(shuffled, axis=1) == base).all()
+    assert ((shuffled - shuffled[:, :1]) == (shuffled[0] - shuffled[0, 0])).all()
+    assert shuffled.tolist() != base.tolist()
+    # a strided view: the other columns stay where they are
+    y = devarray.asarray(base)
+    view = y[:, ::2]
+    twin().shuffle(view)
+    after = y.to_host()
+    assert (after[:, 1::2] == base[:, 1::2]).all()
+    assert after[:, ::2].tobytes() == np.take(base[:, ::2], key_order(KEY ^ 77, COUNTER, 6),
+                                              axis=0).tobytes()
+
+
+def test_choice_with_replacement_is_integers(backend):
+    picks = twin().choice(1000, size=(4, 5))
+    assert picks.dtype == devarray.int64 and picks.shape == (4, 5)
+    assert picks.to_host().tobytes() == twin().integers(0, 1000, size=(4, 5)).to_host().tobytes()
+    assert twin().choice(7).shape == ()
+    base = np.arange(3 * 10 * 2).reshape(3, 10, 2)
+    got = twin().choice(devarray.asarray(base), size=(2, 2), axis=1).to_host()
+    idx = twin().integers(0, 10, size=4).to_host()
+    assert got.shape == (3, 2, 2, 2)
+    assert got.tobytes() == np.take(base, idx, axis=1).reshape(3, 2, 2, 2).tobytes()
+    assert twin().choice([10, 20, 30], size=()).shape == ()
+
+
+def fixed_point(p):
+    """choice's integer weights of p, in Python integers: floor(p * 2**s)
+    for the largest s that keeps their sum below 2**62."""
+    n = len(p)
+    s0 = 62 - n.bit_length() - math.frexp(max(p))[1]
+    rough = sum(math.floor(math.ldexp(v, s0)) for v in p)
+    s = s0 + 62 - (rough + n).bit_length()
+    weights = [math.floor(math.ldexp(v, s)) for v in p]
+    assert sum(weights) < 1 << 62 and sum(weights) > 1 << 60
+    return weights
+
+
+P8 = [0.1, 0.0, 0.25, 0.05, 0.3, 0.0, 0.2, 0.1]
+
+
+def test_choice_with_p_is_searchsorted_on_integer_weights(backend):
+    import bisect
+    import itertools
+
+    cdf = list(itertools.accumulate(fixed_point(P8)))
+    g = twin()
+    picks = g.choice(8, size=999, p=P8)
+    u = twin().integers(0, cdf[-1], size=999).to_host().tolist()
+    assert picks.tolist() == [bisect.bisect_right(cdf, v) for v in u]
+    assert g.bit_generator.counter == COUNTER + 999
+    assert not set(picks.tolist()) & {1, 5}
+
+
+@pytest.mark.parametrize("n, k", [(10, 10), (100, 7), (100, 90), (10 ** 12, 50)])
+def test_choice_without_replacement_gives_distinct_picks(backend, n, k):
+    picks = twin().choice(n, size=k, replace=False).tolist()
+    assert len(set(picks)) == k and min(picks) >= 0 and max(picks) < n
+    if k * 16 > n:  # from the order of random keys
+        assert picks == key_order(KEY ^ 77, COUNTER, n)[:k]
+    # shuffle=False is NumPy's speed-up: the same picks here
+    assert twin().choice(n, size=k, replace=False, shuffle=False).tolist() == picks
+
+
+def test_choice_without_replacement_with_p(backend):
+    for seed in range(20):
+        picks = twin(seed).choice(8, size=6, replace=False, p=P8).tolist()
+        assert sorted(picks) == [0, 2, 3, 4, 6, 7]
+    # the remaining weights are scaled anew each round: a weight of 1e-300
+    # next to 1 is still picked second
+    assert twin().choice(3, size=2, replace=False, p=[1.0, 1e-300, 0.0]).tolist() == [0, 1]
+    picks = twin().choice(devarray.arange(16.0).reshape(2, 8), size=(2, 2), replace=False,
+                          p=P8, axis=1).to_host()
+    assert picks.shape == (2, 2, 2) and len(set(picks[0].ravel().tolist())) == 4
+    assert (picks[1] == picks[0] + 8).all()
+
+
+def test_choice_p_tolerance_is_numpys(backend):
+    near = [0.5, 0.5, 1e-7]  # sums to 1 + 1e-7: beyond float64's sqrt(eps)
+    with pytest.raises(ValueError):
+        twin().choice(3, p=near)
+    # float32 probabilities get float32's sqrt(eps), as in NumPy
+    assert twin().choice(3, size=4, p=np.asarray(near, dtype=np.float32)).shape == (4,)
+    assert twin().choice(3, size=4, p=devarray.asarray(near, dtype="float32")).shape == (4,)
+    assert twin().choice(3, size=0, p=[0.2, 0.8, 0.0]).shape == (0,)
+    assert twin().choice(0, size=0).shape == (0,) and twin().choice([], size=(2, 0)).shape == \
+        (2, 0)
+
+
 # ---- statistics at fixed seeds ------------------------------------------------------------
 # The thresholds are far from what a good generator gives (a p-value near
 # 1e-4 or smaller), and far below what the usual bugs give: a repeated
@@ -391,6 +561,66 @@ def test_normal_moments_and_chi_square(backend, dtype):
     assert abs(np.corrcoef(z[:-1], z[1:])[0, 1]) < 5 / math.sqrt(N)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_exponential_moments_and_ks(backend, dtype):
+    e = drandom.default_rng(41).standard_exponential(N, dtype=dtype).to_host().astype(np.float64)
+    assert e.min() >= 0
+    assert abs(e.mean() - 1) < 5 / math.sqrt(N)
+    assert abs(e.var() - 1) < 5 * math.sqrt(8 / N)  # the variance of a variance estimate: 8/N
+    assert ks_uniform(-np.expm1(-e)) < 1.95 / math.sqrt(N)  # the CDF of each value is uniform
+    assert abs(np.corrcoef(e[:-1], e[1:])[0, 1]) < 5 / math.sqrt(N)
+
+
+def test_permutation_is_uniform(backend):
+    # where each value lands: a 16 x 16 table of (position, value) buckets of
+    # one long permutation, N / 256 in each for a uniform one
+    n = 1 << 16
+    perm = drandom.default_rng(43).permutation(n).to_host()
+    table = np.bincount((np.arange(n) >> 12) * 16 + (perm >> 12), minlength=256)
+    assert chi_square(table, n / 256) < 255 + 4.5 * math.sqrt(2 * 255) + 10
+    # ascents, (n - 1) / 2 on average (variance (n + 1) / 12): keys too
+    # narrow tie, and ties keep their values ascending
+    ascents = int((perm[1:] > perm[:-1]).sum())
+    assert abs(ascents - (n - 1) / 2) < 5 * math.sqrt((n + 1) / 12)
+    # all 24 orders of 4 elements, 100 times each on average
+    g = drandom.default_rng(44)
+    codes = [int(np.dot(g.permutation(4).to_host(), [64, 16, 4, 1])) for _ in range(2400)]
+    counts = np.unique(codes, return_counts=True)[1]
+    assert counts.size == 24
+    assert chi_square(counts, 100) < 23 + 4.5 * math.sqrt(2 * 23) + 10
+
+
+def test_choice_with_p_frequencies(backend):
+    picks = drandom.default_rng(45).choice(8, size=N, p=P8).to_host()
+    counts = np.bincount(picks, minlength=8)
+    assert counts[1] == 0 and counts[5] == 0
+    p = np.asarray(P8)
+    live = p > 0
+    dof = int(live.sum()) - 1
+    assert chi_square(counts[live], N * p[live]) < dof + 4.5 * math.sqrt(2 * dof) + 10
+
+
+def test_choice_without_replacement_frequencies(backend):
+    # uniform, from rounds of integers: every item equally often, and every
+    # position too
+    g = drandom.default_rng(46)
+    picks = np.stack([g.choice(1000, size=20, replace=False).to_host() for _ in range(2000)])
+    assert all(len(set(row)) == 20 for row in picks.tolist())
+    counts = np.bincount(picks.ravel(), minlength=1000)
+    assert chi_square(counts, 40) < 999 + 4.5 * math.sqrt(2 * 999) + 10
+    first = np.bincount(picks[:, 0] // 100, minlength=10)
+    assert chi_square(first, 200) < 9 + 4.5 * math.sqrt(18) + 10
+    # with p: ordered pairs (i, j) come with probability p_i p_j / (1 - p_i)
+    p = [0.6, 0.3, 0.1]
+    g = drandom.default_rng(47)
+    pairs = [tuple(g.choice(3, size=2, replace=False, p=p).tolist()) for _ in range(3000)]
+    expected = {(i, j): 3000 * p[i] * p[j] / (1 - p[i])
+                for i in range(3) for j in range(3) if i != j}
+    counts = np.array([pairs.count(pair) for pair in expected])
+    assert len(set(pairs)) == 6 and set(pairs) <= set(expected)
+    assert chi_square(counts, np.array(list(expected.values()))) < 5 + 4.5 * math.sqrt(10) + 10
+
+
 # ---- refused calls change nothing ---------------------------------------------------------
 
 @pytest.mark.parametrize("call, error", [
@@ -416,6 +646,45 @@ def test_normal_moments_and_chi_square(backend, dtype):
     (lambda g: g.uniform(0, 1e300, dtype="float32"), OverflowError),
     (lambda g: g.normal(0.0, -1.0), ValueError),
     (lambda g: g.standard_normal(dtype="complex64"), TypeError),
+    (lambda g: g.standard_exponential(dtype="int32"), TypeError),
+    (lambda g: g.standard_exponential(size=-1), ValueError),
+    (lambda g: g.standard_exponential(out=devarray.empty((3,), dtype="float32")), TypeError),
+    (lambda g: g.standard_exponential(out=devarray.empty((4, 4))[:, ::2]), ValueError),
+    (lambda g: g.standard_exponential(out=devarray.broadcast_to(devarray.zeros(3), (2, 3))),
+     ValueError),
+    (lambda g: g.exponential(-1.0), ValueError),
+    (lambda g: g.exponential(float("nan")), ValueError),
+    (lambda g: g.exponential(1.0, size=(2, -1)), ValueError),
+    (lambda g: g.exponential(1e300, dtype="float32"), OverflowError),
+    (lambda g: g.exponential(dtype="float16"), TypeError),
+    (lambda g: g.permutation(devarray.asarray(3)), devarray.AxisError),
+    (lambda g: g.permutation(devarray.zeros((2, 3)), axis=2), devarray.AxisError),
+    (lambda g: g.shuffle([1, 2, 3]), TypeError),
+    (lambda g: g.shuffle(devarray.asarray(3)), TypeError),
+    (lambda g: g.shuffle(devarray.arange(4), axis=1), devarray.AxisError),
+    (lambda g: g.shuffle(devarray.broadcast_to(devarray.arange(3), (2, 3))), ValueError),
+    (lambda g: g.choice(-1), ValueError),
+    (lambda g: g.choice(0), ValueError),
+    (lambda g: g.choice([]), ValueError),
+    (lambda g: g.choice(2.5), ValueError),
+    (lambda g: g.choice("abc"), ValueError),
+    (lambda g: g.choice(5, size=-1), ValueError),
+    (lambda g: g.choice(5, size=(2, -1)), ValueError),
+    (lambda g: g.choice(5, size=2.0), TypeError),
+    (lambda g: g.choice(5, 6, replace=False), ValueError),
+    (lambda g: g.choice(devarray.zeros((2, 3)), axis=2), devarray.AxisError),
+    (lambda g: g.choice(3, p=[0.5, 0.6, -0.1]), ValueError),
+    (lambda g: g.choice(3, p=[0.5, 0.4, 0.0]), ValueError),
+    (lambda g: g.choice(3, p=[0.5, 0.5, 1e-7]), ValueError),
+    (lambda g: g.choice(3, p=[0.5, 0.5, float("nan")]), ValueError),
+    (lambda g: g.choice(3, p=[float("inf"), 0.0, 0.0]), ValueError),
+    (lambda g: g.choice(3, p=[0.0, 0.0, 0.0]), ValueError),
+    (lambda g: g.choice(3, p=[10.0, -9.0, 0.0]), ValueError),
+    (lambda g: g.choice(3, p=[0.5, 0.5]), ValueError),
+    (lambda g: g.choice(3, p=[[1.0, 0.0, 0.0]]), ValueError),
+    (lambda g: g.choice(3, p=[1 + 0j, 0, 0]), TypeError),
+    (lambda g: g.choice(3, size=0, p=[0.5, 0.4, 0.0]), ValueError),
+    (lambda g: g.choice(3, 3, replace=False, p=[0.5, 0.5, 0.0]), ValueError),
 ])
 def test_refused_calls_leave_the_state(backend, call, error):
     g = drandom.default_rng(123)
@@ -474,6 +743,81 @@ def test_host_and_cuda_normals_within_a_few_ulp(gpu, dtype, ulps):
     cuda = drandom.default_rng(6).normal(1.0, 2.0, size=100001, dtype=dtype, device="cuda")
     h, c = host.to_host(), cuda.to_host()
     assert np.all(np.abs(h - c) <= ulps * np.spacing(np.maximum(np.abs(h), 1)))
+
+
+@pytest.mark.parametrize("dtype, ulps", [("float32", 4), ("float64", 4)])
+def test_host_and_cuda_exponentials_within_a_few_ulp(gpu, dtype, ulps):
+    for draw in (lambda g, d: g.standard_exponential(100001, dtype=dtype, device=d),
+                 lambda g, d: g.exponential(3.5, size=(7, 1001), dtype=dtype, device=d)):
+        h = draw(drandom.default_rng(16), "host").to_host()
+        c = draw(drandom.default_rng(16), "cuda").to_host()
+        assert h.shape == c.shape and h.dtype == c.dtype
+        assert np.all(np.abs(h - c) <= ulps * np.spacing(np.maximum(np.abs(h), 1e-30)))
+    host = devarray.empty((33, 17), dtype=dtype, device="host")
+    cuda = devarray.empty((33, 17), dtype=dtype, device="cuda")
+    drandom.default_rng(17).standard_exponential(dtype=dtype, out=host)
+    drandom.default_rng(17).standard_exponential(dtype=dtype, out=cuda)
+    h, c = host.to_host(), cuda.to_host()
+    assert np.all(np.abs(h - c) <= ulps * np.spacing(np.maximum(np.abs(h), 1e-30)))
+
+
+GRID = np.arange(7 * 9 * 2, dtype=np.float32).reshape(7, 9, 2)
+
+
+def skewed(n):
+    """Probabilities growing as i**2, every seventh one zero."""
+    w = np.where(np.arange(n) % 7 == 3, 0.0, (1.0 + np.arange(n)) ** 2)
+    return (w / w.sum()).tolist()
+
+
+P50 = skewed(50)
+
+
+def _shuffled(g, device, axis):
+    x = devarray.asarray(GRID, device=device)
+    g.shuffle(x, axis=axis)
+    return x
+
+
+SAMPLES = {
+    "permutation": lambda g, d: g.permutation(1001, device=d),
+    "permutation-long": lambda g, d: g.permutation(1 << 17, device=d),
+    "permutation-axis1": lambda g, d: g.permutation(devarray.asarray(GRID, device=d), axis=1),
+    "shuffle-axis0": lambda g, d: _shuffled(g, d, 0),
+    "shuffle-axis2": lambda g, d: _shuffled(g, d, 2),
+    "choice": lambda g, d: g.choice(1000, size=(33, 17), device=d),
+    "choice-array": lambda g, d: g.choice(devarray.asarray(GRID, device=d), size=(5, 2), axis=1),
+    "choice-p": lambda g, d: g.choice(50, size=(3, 1000), p=P50, device=d),
+    "choice-p-scalar": lambda g, d: g.choice(50, p=P50, device=d),
+    "choice-distinct-keys": lambda g, d: g.choice(1000, size=900, replace=False, device=d),
+    "choice-distinct-rounds": lambda g, d: g.choice(10 ** 7, size=(40, 50), replace=False,
+                                                    device=d),
+    "choice-distinct-p": lambda g, d: g.choice(50, size=40, replace=False, p=P50, device=d),
+    "choice-distinct-p-array": lambda g, d: g.choice(devarray.asarray(GRID[:, :, 0], device=d),
+                                                     size=5, replace=False, p=skewed(9),
+                                                     axis=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_host_and_cuda_permute_and_choose_the_same(gpu, name):
+    results, counters = [], []
+    for device in ("host", "cuda"):
+        g = drandom.default_rng(20260102)
+        g.random(3)
+        results.append(SAMPLES[name](g, device).to_host())
+        counters.append(g.bit_generator.counter)
+    assert results[0].dtype == results[1].dtype and results[0].shape == results[1].shape
+    assert results[0].tobytes() == results[1].tobytes()
+    assert counters[0] == counters[1]
+
+
+@pytest.mark.parametrize("name", ["permutation", "choice-p", "choice-distinct-rounds"])
+def test_host_and_cuda_samples_after_jumped_and_spawned(gpu, name):
+    for make in (lambda: drandom.Generator(drandom.Philox(9).jumped(2)),
+                 lambda: drandom.default_rng(9).spawn(2)[1]):
+        host, cuda = SAMPLES[name](make(), "host"), SAMPLES[name](make(), "cuda")
+        assert host.to_host().tobytes() == cuda.to_host().tobytes()
 
 
 class _On:
