@@ -19,6 +19,11 @@ dask's functions call NumPy's on each chunk; DeviceArray's
 devarray's instead, on the chunk's device.  docs/multi-gpu.md lists what
 runs and what does not.
 
+Random chunks need nothing from this module but the registration:
+`dask.array.random.default_rng(devarray.random.default_rng(seed))` makes
+DeviceArray chunks, each drawn by a Generator of its own, spawned from the
+seed (docs/random.md).
+
 Several GPUs: `from_numpy(..., devices=[0, 1])` places the chunks round-robin
 on the devices, and each op runs where its operands are.  Where chunks of
 different devices meet in a concatenation (compute(), the aggregation step

@@ -203,6 +203,10 @@ class Philox:
             counter_value = 0
         if counter is not None:
             counter_value = _bounded(counter, 128, "counter")
+        # dask.array.random gives each chunk of a draw its own stream
+        # through this name, as it does NumPy's bit generators: it spawns
+        # `bit_generator._seed_seq`, and each chunk draws from
+        # devarray.random.default_rng(child) (docs/random.md)
         self._seed_seq = seed_seq
         self._key = key_value
         self._counter = counter_value

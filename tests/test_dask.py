@@ -3,6 +3,7 @@ dask's threaded scheduler; several GPUs where there are (tests/_multigpu.py).
 Skipped where dask is not installed.  The data are small integers (also as
 floats) so that every sum is exact whatever order dask adds the chunks in."""
 
+import math
 import os
 import subprocess
 import sys
@@ -171,6 +172,64 @@ def test_misuse(backend):
     # a NumPy function devarray lacks is refused, not run on a host copy
     with pytest.raises(TypeError, match="numpy.nansum"):
         threads(da.nansum(dd.from_numpy(np.ones(4), chunks=2)))
+
+
+# ---- devarray.random through dask.array.random --------------------------------------
+
+def spawned_blocks(seed, x, draw):
+    """What each chunk of x should hold: draw(Generator, chunk shape) of the
+    seed sequence's children, one per chunk in C order of the grid."""
+    import devarray.random as drandom
+
+    children = drandom.SeedSequence(seed).spawn(math.prod(x.numblocks))
+    out = np.empty(x.shape, dtype=x.dtype)
+    for child, index in zip(children, np.ndindex(*x.numblocks)):
+        where = tuple(slice(sum(c[:i]), sum(c[:i + 1])) for c, i in zip(x.chunks, index))
+        out[where] = draw(drandom.default_rng(child), out[where].shape).to_host()
+    return out
+
+
+P50 = [0.5] + [0.5 / 49] * 49
+# dask's call, and what one chunk of it is: the chunk's own Generator's draw
+RANDOM_CHUNKS = {
+    "random": (lambda r: r.random((7, 5), dtype=np.float32, chunks=(3, 2)),
+               lambda g, s: g.random(s, dtype="float32")),
+    "integers": (lambda r: r.integers(-5, 5, size=(7, 5), dtype=np.int16, chunks=(3, 2)),
+                 lambda g, s: g.integers(-5, 5, size=s, dtype="int16")),
+    "standard_normal": (lambda r: r.standard_normal((7, 5), chunks=(3, 2)),
+                        lambda g, s: g.standard_normal(s)),
+    "exponential": (lambda r: r.exponential(2.0, size=(7, 5), chunks=(3, 2)),
+                    lambda g, s: g.exponential(2.0, size=s)),
+    # dask's choice draws 1-D samples
+    "choice": (lambda r: r.choice(50, size=35, p=P50, chunks=6),
+               lambda g, s: g.choice(50, size=s, p=P50)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_CHUNKS))
+def test_random_chunks_are_spawned_streams(backend, name):
+    import devarray.random as drandom
+
+    call, draw = RANDOM_CHUNKS[name]
+    rng = da.random.default_rng(drandom.default_rng(42))
+    x = call(rng)
+    assert type(x._meta) is devarray.DeviceArray
+    got = threads(x)
+    # on the device current in the thread that computes the chunk
+    assert type(got) is devarray.DeviceArray and got.device.type == backend
+    expected = spawned_blocks(42, x, draw)
+    assert got.to_host().tobytes() == expected.tobytes()
+    # the same for any scheduler (a new graph: dask's choice keeps each
+    # chunk's bit generator in the graph, so that computing one graph twice
+    # continues the streams, as it does with NumPy's)
+    for scheduler in ("sync", "threads"):
+        again = call(da.random.default_rng(drandom.default_rng(42)))
+        assert again.compute(scheduler=scheduler).to_host().tobytes() == expected.tobytes()
+    # each chunk its own stream: no two chunks alike, and the next call
+    # spawns new ones
+    blocks = [threads(x.blocks[index]).to_host().tobytes() for index in np.ndindex(*x.numblocks)]
+    assert len(set(blocks)) == len(blocks)
+    assert threads(call(rng)).to_host().tobytes() != expected.tobytes()
 
 
 def test_two_gpus(request, rng):
