@@ -29,6 +29,7 @@ import indexing
 import linalg
 import multi_gpu
 import overhead
+import random_numbers
 import reductions
 import sort
 import transfers
@@ -47,6 +48,7 @@ GPU_SECTIONS = (
     reductions.reduction_rows,
     indexing.mask_rows,
     sort.sort_rows,
+    random_numbers.random_rows,
     indexing.take_rows,
     linalg.matmul_rows,
     linalg.factorization_rows,
@@ -64,6 +66,7 @@ HOST_SECTIONS = (
     reductions.reduction_rows,
     indexing.mask_rows,
     sort.sort_rows,
+    random_numbers.random_rows,
     indexing.take_rows,
     linalg.matmul_rows,
     fft.fft_rows,
@@ -82,6 +85,7 @@ REFERENCES = {
     "elementwise": ("small-add",),   # fuse-small
     "reductions": ("copy",),         # >= 90% copy BW
     "indexing": ("copy",),           # mask's % of copy BW
+    "random-numbers": ("copy",),     # random and integers >= 90% copy BW
     "transfers": ("small-add",),     # small-add-stream
     "multi-gpu": ("h2d",),           # h2d-device1
 }
