@@ -565,7 +565,7 @@ class Generator:
 
             picks = _distinct(weighted, k, home)
         elif k * _DENSE_SAMPLE > n:
-            picks = self._order(n, home)[:k]
+            picks = self._order(n, home)[:k].copy()  # not a view that keeps all n
         else:
             picks = _distinct(
                 lambda missing, found: self.integers(0, n, size=missing, device=home), k, home)
@@ -640,10 +640,9 @@ def _fixed_point(p, n):
     finite float64, with s as large as keeps their sum below 2**62; and s.
 
     A first pass with s0 from max(p) (each weight below 2**62 / n) gives
-    their sum, which bounds sum(p) * 2**s0 from below by less than n: the
-    second pass scales by the powers of two that still fit.  Products by
-    powers of two, floor and integer sums are exact, so every backend gets
-    the same weights."""
+    their sum, less than n below sum(p) * 2**s0: the second pass scales by
+    the powers of two that still fit.  Products by powers of two, floor
+    and integer sums are exact, so every backend gets the same weights."""
     top = float(devarray.max(p))
     s0 = 62 - n.bit_length() - math.frexp(top)[1]
     rough = int(devarray.sum(_floor_scaled(p, s0)))

@@ -833,6 +833,22 @@ class _On:
 
 # ---- loading ------------------------------------------------------------------------------
 
+def test_draws_need_no_numpy():
+    code = ("import sys, warnings\nwarnings.simplefilter('ignore')\n"
+            "sys.modules['numpy'] = None\n"
+            "import devarray, devarray.random as r\n"
+            "g = r.default_rng(3)\n"
+            "x = devarray.arange(6).reshape((2, 3))\n"
+            "g.shuffle(x, axis=1)\n"
+            "assert sorted(x.tolist()[0]) == [0, 1, 2]\n"
+            "assert sorted(g.permutation(5).tolist()) == list(range(5))\n"
+            "assert len(set(g.choice(10 ** 9, 3, replace=False).tolist())) == 3\n"
+            "assert len(set(g.choice(10, 4, replace=False, p=[0.1] * 10).tolist())) == 4\n"
+            "assert g.choice([1.5, 2.5], 4).shape == (4,)\n"
+            "assert float(g.standard_exponential(100).min()) >= 0\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_import_devarray_does_not_import_random():
     code = ("import sys, warnings\nwarnings.simplefilter('ignore')\nimport devarray\n"
             "assert 'devarray.random' not in sys.modules, 'imported'\n"
