@@ -282,7 +282,7 @@ struct det_op {
  * overwrite in place.
  */
 __host__ __device__ __forceinline__ bool
-solve_stages_b(int n, int64_t nrhs)
+solve_stages_b(int64_t n, int64_t nrhs)
 {
     return nrhs <= n;
 }
@@ -599,12 +599,28 @@ struct eigh_op {
     }
 };
 
-/* The launchers' shared check: a dtype and order the kernels take. */
-bool
-small_arguments_valid(int typenum, int64_t n, int64_t batch)
+/*
+ * The launchers' shared part: a dtype, order and batch the kernels take
+ * (cudaErrorInvalidValue otherwise), nothing launched for an empty batch,
+ * and the launch of the op make(T()) builds, T float or double by typenum
+ * (b and staged as launch_op's).
+ */
+template <typename Make>
+cudaError_t
+launch_real(int typenum, void *a, void *b, int staged, int64_t n, int64_t batch,
+            cudaStream_t stream, Make make)
 {
-    return (typenum == DA_FLOAT32 || typenum == DA_FLOAT64) && n >= 1 && n <= DA_SMALL_N_MAX &&
-           batch >= 0;
+    if ((typenum != DA_FLOAT32 && typenum != DA_FLOAT64) || n < 1 || n > DA_SMALL_N_MAX ||
+        batch < 0) {
+        return cudaErrorInvalidValue;
+    }
+    if (batch == 0) {
+        return cudaSuccess;
+    }
+    if (typenum == DA_FLOAT32) {
+        return launch_op((float *)a, (float *)b, staged, (int)n, batch, make(float()), stream);
+    }
+    return launch_op((double *)a, (double *)b, staged, (int)n, batch, make(double()), stream);
 }
 
 }  // namespace
@@ -613,107 +629,59 @@ extern "C" cudaError_t
 da_cuda_small_solve(int typenum, void *a, void *b, int64_t n, int64_t nrhs, int64_t batch,
                     int32_t *info, cudaStream_t stream)
 {
-    if (!small_arguments_valid(typenum, n, batch) || nrhs < 0) {
+    if (nrhs < 0) {
         return cudaErrorInvalidValue;
     }
-    if (batch == 0) {
-        return cudaSuccess;
-    }
-    const int staged = solve_stages_b((int)n, nrhs) ? (int)(n * nrhs) : 0;
-    if (typenum == DA_FLOAT32) {
-        return launch_op((float *)a, (float *)b, staged, (int)n, batch,
-                         solve_op<float>{(float *)b, nrhs, info}, stream);
-    }
-    return launch_op((double *)a, (double *)b, staged, (int)n, batch,
-                     solve_op<double>{(double *)b, nrhs, info}, stream);
+    const int staged = n <= DA_SMALL_N_MAX && solve_stages_b(n, nrhs) ? (int)(n * nrhs) : 0;
+    return launch_real(typenum, a, b, staged, n, batch, stream, [&](auto zero) {
+        typedef decltype(zero) T;
+        return solve_op<T>{(T *)b, nrhs, info};
+    });
 }
 
 extern "C" cudaError_t
 da_cuda_small_inv(int typenum, void *a, int64_t n, int64_t batch, int32_t *info,
                   cudaStream_t stream)
 {
-    if (!small_arguments_valid(typenum, n, batch)) {
-        return cudaErrorInvalidValue;
-    }
-    if (batch == 0) {
-        return cudaSuccess;
-    }
-    if (typenum == DA_FLOAT32) {
-        return launch_op((float *)a, (float *)nullptr, 0, (int)n, batch, inv_op<float>{info},
-                         stream);
-    }
-    return launch_op((double *)a, (double *)nullptr, 0, (int)n, batch, inv_op<double>{info},
-                     stream);
+    return launch_real(typenum, a, nullptr, 0, n, batch, stream, [&](auto zero) {
+        return inv_op<decltype(zero)>{info};
+    });
 }
 
 extern "C" cudaError_t
 da_cuda_small_lu(int typenum, void *a, int64_t n, int64_t batch, int64_t *pivots,
                  int32_t *info, cudaStream_t stream)
 {
-    if (!small_arguments_valid(typenum, n, batch)) {
-        return cudaErrorInvalidValue;
-    }
-    if (batch == 0) {
-        return cudaSuccess;
-    }
-    if (typenum == DA_FLOAT32) {
-        return launch_op((float *)a, (float *)nullptr, 0, (int)n, batch,
-                         lu_op<float>{pivots, info}, stream);
-    }
-    return launch_op((double *)a, (double *)nullptr, 0, (int)n, batch,
-                     lu_op<double>{pivots, info}, stream);
+    return launch_real(typenum, a, nullptr, 0, n, batch, stream, [&](auto zero) {
+        return lu_op<decltype(zero)>{pivots, info};
+    });
 }
 
 extern "C" cudaError_t
 da_cuda_small_det(int typenum, void *a, void *det, int64_t n, int64_t batch,
                   cudaStream_t stream)
 {
-    if (!small_arguments_valid(typenum, n, batch)) {
-        return cudaErrorInvalidValue;
-    }
-    if (batch == 0) {
-        return cudaSuccess;
-    }
-    if (typenum == DA_FLOAT32) {
-        return launch_op((float *)a, (float *)nullptr, 0, (int)n, batch,
-                         det_op<float>{(float *)det}, stream);
-    }
-    return launch_op((double *)a, (double *)nullptr, 0, (int)n, batch,
-                     det_op<double>{(double *)det}, stream);
+    return launch_real(typenum, a, nullptr, 0, n, batch, stream, [&](auto zero) {
+        typedef decltype(zero) T;
+        return det_op<T>{(T *)det};
+    });
 }
 
 extern "C" cudaError_t
 da_cuda_small_cholesky(int typenum, void *a, int64_t n, int64_t batch, int32_t *info,
                        cudaStream_t stream)
 {
-    if (!small_arguments_valid(typenum, n, batch)) {
-        return cudaErrorInvalidValue;
-    }
-    if (batch == 0) {
-        return cudaSuccess;
-    }
-    if (typenum == DA_FLOAT32) {
-        return launch_op((float *)a, (float *)nullptr, 0, (int)n, batch,
-                         cholesky_op<float>{info}, stream);
-    }
-    return launch_op((double *)a, (double *)nullptr, 0, (int)n, batch,
-                     cholesky_op<double>{info}, stream);
+    return launch_real(typenum, a, nullptr, 0, n, batch, stream, [&](auto zero) {
+        return cholesky_op<decltype(zero)>{info};
+    });
 }
 
 extern "C" cudaError_t
 da_cuda_small_eigh(int typenum, void *a, void *w, int64_t n, int64_t batch, int vectors,
                    int32_t *info, cudaStream_t stream)
 {
-    if (!small_arguments_valid(typenum, n, batch)) {
-        return cudaErrorInvalidValue;
-    }
-    if (batch == 0) {
-        return cudaSuccess;
-    }
-    if (typenum == DA_FLOAT32) {
-        return launch_op((float *)a, (float *)nullptr, 0, (int)n, batch,
-                         eigh_op<float>{(float *)w, vectors, info}, stream);
-    }
-    return launch_op((double *)a, (double *)nullptr, 0, (int)n, batch,
-                     eigh_op<double>{(double *)w, vectors, info}, stream);
+    return launch_real(typenum, a, nullptr, 0, n, batch, stream, [&](auto zero) {
+        typedef decltype(zero) T;
+        return eigh_op<T>{(T *)w, vectors, info};
+    });
 }
