@@ -1,11 +1,12 @@
 """Sorting (issue 10): stable sort and argsort of 2^(log2n-2) float32, each
 library's own (torch.sort(stable=True), which returns the indices too; NumPy
-kind="stable"), and isin of 2^(log2n-2) int32 against 2^16 int32 values
+kind="stable"); sort and unique_values of 2^(log2n-2) int32 (issue 31);
+and isin of 2^(log2n-2) int32 against 2^16 int32 values
 (about half of them found); on the host backend the same at 2^22 against
 NumPy, without targets.
 
 Targets: issue 10's (sort <= 1.1x CuPy; none for argsort, measured next to
-the peers); isin <= 1.0x the best peer (cupy.isin, torch.isin).
+the peers); int32 sort and unique_values, isin <= 1.0x the best peer.
 """
 
 import numpy as np
@@ -40,8 +41,26 @@ def sort_rows(bench, rng, log2n):
             target=[["peer", "cupy", 1.1, "<= 1.1x CuPy"]]), sorting(bench, "sort"), [a]),
         bench.op_row(backend_row(bench, "argsort", "argsort(a) (stable)", size, "float32"),
                      sorting(bench, "argsort"), [a]),
+        bench.op_row(backend_row(
+            bench, "sort-int32", "sort(a)", size, "int32",
+            target=[["best", 1.0, "<= 1.0x best peer"]]), sorting(bench, "sort"),
+            [rng.integers(-(1 << 31), 1 << 31, 1 << (log2n - 2), dtype=np.int32)]),
+        unique_row(bench, rng, log2n),
         isin_row(bench, rng, log2n),
     ]
+
+
+def unique_row(bench, rng, log2n):
+    """unique_values of 2^(log2n-2) int32 drawn from 2^20 values (cupy.unique,
+    torch.unique(sorted=True))."""
+    x = rng.integers(0, 1 << 20, 1 << (log2n - 2), dtype=np.int32)
+    fns = {"devarray": lambda a: devarray.unique_values(a),
+           "cupy": lambda a: bench.cupy.unique(a),
+           "torch": lambda a: bench.torch.unique(a, sorted=True),
+           "numpy": lambda a: np.unique(a)}
+    return bench.op_row(backend_row(
+        bench, "unique-int32", "unique_values(a), 2^20 distinct", "2^%d" % (log2n - 2),
+        "int32", target=[["best", 1.0, "<= 1.0x best peer"]]), fns, [x])
 
 
 def isin_row(bench, rng, log2n):

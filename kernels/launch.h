@@ -403,7 +403,8 @@ typedef struct {
 
 /*
  * unique_*: from n >= 1 ascending `sorted` elements of typenum (da_sort's
- * values) and `perm`, their positions in the flat input (da_sort's indices):
+ * values) and `perm`, their positions in the flat input (da_sort's indices;
+ * NULL when neither indices nor inverse is wanted):
  *   groups step:  groups[i] = the number of distinct values in sorted[0..i]
  *                 (value equality: NaN never equal, -0.0 == +0.0), so
  *                 groups[n - 1] is the number m of unique values;

@@ -11,6 +11,11 @@
  *     sorts the output in place of the copy, ping-ponging with one
  *     temporary buffer.  With 8-bit digits a 32- or 64-bit key takes an
  *     even number of passes and ends in the output, so nothing more moves.
+ *   - 4- and 8-byte integer values of one segment: the same, on CUB's own
+ *     ordering of (un)signed integers; descending copies the values with
+ *     their bits inverted (which reverses an integer's order), sorts them
+ *     ascending and inverts them back, so that no descending sort of
+ *     integers is instantiated.  A sort of values needs no stability.
  *   - everything else: one pass writes each element's ordered unsigned key
  *     (bool/unsigned as is, signed with the sign bit flipped, floats with
  *     the usual sign twiddle, -0.0 as +0.0 and NaN as all ones; complex as
@@ -411,6 +416,67 @@ sort_float_values(void *temp, size_t *temp_bytes, const da_sort *s, cudaStream_t
     return err;
 }
 
+/* out[i] = ~in[i]: the bits of an integer inverted reverse its order. */
+template <typename I>
+static __global__ void __launch_bounds__(kBlockThreads)
+invert_kernel(const I *in, I *out, int64_t n)
+{
+    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
+    int64_t i;
+
+    for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
+        out[i] = (I)~in[i];
+    }
+}
+
+/* The integer route: sort a copy of the input in place of the output, as
+   the float route does; the temporary block holds the alternate buffer and
+   CUB's storage. */
+template <typename I>
+static cudaError_t
+sort_integer_values(void *temp, size_t *temp_bytes, const da_sort *s, cudaStream_t stream)
+{
+    const int64_t n = s->seglen;
+    const size_t alt_bytes = align_up((size_t)n * sizeof(I));
+    char *base = (char *)temp;
+    cub::DoubleBuffer<I> keys((I *)s->values, (I *)base);
+    size_t cub_bytes = 0;
+    unsigned int blocks;
+    cudaError_t err;
+
+    err = cub::DeviceRadixSort::SortKeys(NULL, cub_bytes, keys, n, 0, (int)(sizeof(I) * 8),
+                                         stream);
+    if (err != cudaSuccess || temp == NULL) {
+        *temp_bytes = alt_bytes + cub_bytes;
+        return err;
+    }
+    grid_blocks(n, &blocks);
+    if (s->descending) {
+        invert_kernel<I><<<blocks, kBlockThreads, 0, stream>>>((const I *)s->in,
+                                                              (I *)s->values, n);
+        err = cudaGetLastError();
+    }
+    else {
+        err = cudaMemcpyAsync(s->values, s->in, (size_t)n * sizeof(I),
+                              cudaMemcpyDeviceToDevice, stream);
+    }
+    if (err != cudaSuccess) {
+        return err;
+    }
+    err = cub::DeviceRadixSort::SortKeys(base + alt_bytes, cub_bytes, keys, n, 0,
+                                         (int)(sizeof(I) * 8), stream);
+    if (err == cudaSuccess && keys.Current() != (I *)s->values) {
+        err = cudaMemcpyAsync(s->values, keys.Current(), (size_t)n * sizeof(I),
+                              cudaMemcpyDeviceToDevice, stream);
+    }
+    if (err == cudaSuccess && s->descending) {
+        invert_kernel<I><<<blocks, kBlockThreads, 0, stream>>>((const I *)s->values,
+                                                              (I *)s->values, n);
+        err = cudaGetLastError();
+    }
+    return err;
+}
+
 /* ---- unique ---------------------------------------------------------------- */
 
 /* Value equality of two elements of a dtype (NaN unequal, -0.0 == +0.0). */
@@ -541,6 +607,18 @@ da_cuda_sort(void *temp, size_t *temp_bytes, const da_sort *s, cudaStream_t stre
         }
         if (s->typenum == DA_FLOAT64) {
             return da::sort_float_values<double>(temp, temp_bytes, s, stream);
+        }
+        switch (s->typenum) {
+            case DA_INT32:
+                return da::sort_integer_values<int32_t>(temp, temp_bytes, s, stream);
+            case DA_UINT32:
+                return da::sort_integer_values<uint32_t>(temp, temp_bytes, s, stream);
+            case DA_INT64:
+                return da::sort_integer_values<int64_t>(temp, temp_bytes, s, stream);
+            case DA_UINT64:
+                return da::sort_integer_values<uint64_t>(temp, temp_bytes, s, stream);
+            default:
+                break;
         }
     }
     if ((s->typenum == DA_COMPLEX64 || s->typenum == DA_COMPLEX128) && s->nsegments != 1) {

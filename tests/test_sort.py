@@ -67,10 +67,11 @@ def test_every_axis_like_numpy(backend, rng, dtype, descending):
                 assert_sorted_values(devarray.sort(d, **kw), np_sort(x, axis, descending))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint32", "int64", "uint64",
+                                   "uint8"])
 def test_long_rows(backend, rng, dtype):
-    """One segment of 2^17 (CUDA's radix route, and for float32/float64
-    values the in-place key route)."""
+    """One segment of 2^17 (CUDA's radix route, and for the values of
+    float32/float64 and 4- and 8-byte integers the in-place key route)."""
     x = random_array(rng, (1 << 17,), dtype, special=True)
     d = dev(x)
     for descending in (False, True):

@@ -85,12 +85,15 @@ sets_unique(PyObject *x, const char *name, int want, DeviceArrayObject **out)
         goto error;
     }
     if (n > 0) {
-        if (sort_along_axis(flat, 0, 0, &sorted, &perm) < 0 ||
+        /* the positions only where an output needs them: a sort of values
+           alone takes the faster routes (kernels/sort.cu) */
+        if (sort_along_axis(flat, 0, 0, &sorted,
+                            want & (SETS_INDICES | SETS_INVERSE) ? &perm : NULL) < 0 ||
             (groups = array_new(a->backend, DA_INT64, 1, &n)) == NULL) {
             goto error;
         }
         u.sorted = sorted->data;
-        u.perm = (const int64_t *)(const void *)perm->data;
+        u.perm = perm != NULL ? (const int64_t *)(const void *)perm->data : NULL;
         u.groups = (int64_t *)(void *)groups->data;
         u.n = n;
         u.typenum = a->typenum;
