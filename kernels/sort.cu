@@ -11,11 +11,14 @@
  *     sorts the output in place of the copy, ping-ponging with one
  *     temporary buffer.  With 8-bit digits a 32- or 64-bit key takes an
  *     even number of passes and ends in the output, so nothing more moves.
- *   - 4- and 8-byte integer values of one segment: the same, on CUB's own
- *     ordering of (un)signed integers; descending copies the values with
- *     their bits inverted (which reverses an integer's order), sorts them
- *     ascending and inverts them back, so that no descending sort of
- *     integers is instantiated.  A sort of values needs no stability.
+ *   - 4- and 8-byte integer values of one segment: the same, on CUB's
+ *     ordering of int32 and int64 only.  The copy XORs every value with a
+ *     mask that maps the sort wanted onto an ascending signed one (the
+ *     sign bit for unsigned values, all bits inverted for descending: both
+ *     are order-preserving or order-reversing bijections), and the same
+ *     XOR after the sort maps the values back; a plain signed ascending
+ *     sort copies as it is.  So two radix sorts serve eight sorts.  A sort
+ *     of values needs no stability.
  *   - everything else: one pass writes each element's ordered unsigned key
  *     (bool/unsigned as is, signed with the sign bit flipped, floats with
  *     the usual sign twiddle, -0.0 as +0.0 and NaN as all ones; complex as
@@ -416,28 +419,32 @@ sort_float_values(void *temp, size_t *temp_bytes, const da_sort *s, cudaStream_t
     return err;
 }
 
-/* out[i] = ~in[i]: the bits of an integer inverted reverse its order. */
+/* out[i] = in[i] ^ mask (sort_integer_values says why). */
 template <typename I>
 static __global__ void __launch_bounds__(kBlockThreads)
-invert_kernel(const I *in, I *out, int64_t n)
+xor_kernel(const I *in, I *out, int64_t n, I mask)
 {
     const int64_t step = (int64_t)gridDim.x * kBlockThreads;
     int64_t i;
 
     for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
-        out[i] = (I)~in[i];
+        out[i] = in[i] ^ mask;
     }
 }
 
-/* The integer route: sort a copy of the input in place of the output, as
-   the float route does; the temporary block holds the alternate buffer and
-   CUB's storage. */
+/* The integer route: sort a copy of the input in place of the output as
+   the float route does, I the signed integer of the dtype's width; the
+   temporary block holds the alternate buffer and CUB's storage. */
 template <typename I>
 static cudaError_t
-sort_integer_values(void *temp, size_t *temp_bytes, const da_sort *s, cudaStream_t stream)
+sort_integer_values(void *temp, size_t *temp_bytes, const da_sort *s, bool is_unsigned,
+                    cudaStream_t stream)
 {
     const int64_t n = s->seglen;
     const size_t alt_bytes = align_up((size_t)n * sizeof(I));
+    /* x ^ sign orders unsigned values as signed ones; ~x reverses */
+    const I sign = (I)((uint64_t)1 << (sizeof(I) * 8 - 1));
+    const I mask = (I)((is_unsigned ? sign : (I)0) ^ (s->descending ? (I)~(I)0 : (I)0));
     char *base = (char *)temp;
     cub::DoubleBuffer<I> keys((I *)s->values, (I *)base);
     size_t cub_bytes = 0;
@@ -451,9 +458,9 @@ sort_integer_values(void *temp, size_t *temp_bytes, const da_sort *s, cudaStream
         return err;
     }
     grid_blocks(n, &blocks);
-    if (s->descending) {
-        invert_kernel<I><<<blocks, kBlockThreads, 0, stream>>>((const I *)s->in,
-                                                              (I *)s->values, n);
+    if (mask != 0) {
+        xor_kernel<I><<<blocks, kBlockThreads, 0, stream>>>((const I *)s->in, (I *)s->values,
+                                                           n, mask);
         err = cudaGetLastError();
     }
     else {
@@ -469,9 +476,9 @@ sort_integer_values(void *temp, size_t *temp_bytes, const da_sort *s, cudaStream
         err = cudaMemcpyAsync(s->values, keys.Current(), (size_t)n * sizeof(I),
                               cudaMemcpyDeviceToDevice, stream);
     }
-    if (err == cudaSuccess && s->descending) {
-        invert_kernel<I><<<blocks, kBlockThreads, 0, stream>>>((const I *)s->values,
-                                                              (I *)s->values, n);
+    if (err == cudaSuccess && mask != 0) {
+        xor_kernel<I><<<blocks, kBlockThreads, 0, stream>>>((const I *)s->values,
+                                                           (I *)s->values, n, mask);
         err = cudaGetLastError();
     }
     return err;
@@ -608,17 +615,13 @@ da_cuda_sort(void *temp, size_t *temp_bytes, const da_sort *s, cudaStream_t stre
         if (s->typenum == DA_FLOAT64) {
             return da::sort_float_values<double>(temp, temp_bytes, s, stream);
         }
-        switch (s->typenum) {
-            case DA_INT32:
-                return da::sort_integer_values<int32_t>(temp, temp_bytes, s, stream);
-            case DA_UINT32:
-                return da::sort_integer_values<uint32_t>(temp, temp_bytes, s, stream);
-            case DA_INT64:
-                return da::sort_integer_values<int64_t>(temp, temp_bytes, s, stream);
-            case DA_UINT64:
-                return da::sort_integer_values<uint64_t>(temp, temp_bytes, s, stream);
-            default:
-                break;
+        if (s->typenum == DA_INT32 || s->typenum == DA_UINT32) {
+            return da::sort_integer_values<int32_t>(temp, temp_bytes, s,
+                                                    s->typenum == DA_UINT32, stream);
+        }
+        if (s->typenum == DA_INT64 || s->typenum == DA_UINT64) {
+            return da::sort_integer_values<int64_t>(temp, temp_bytes, s,
+                                                    s->typenum == DA_UINT64, stream);
         }
     }
     if ((s->typenum == DA_COMPLEX64 || s->typenum == DA_COMPLEX128) && s->nsegments != 1) {
