@@ -33,8 +33,9 @@
  * kernel writes the outputs.
  * Sorts are instantiated per key width (4, 8, 16 bytes; 1- and 2-byte
  * dtypes sort uint32 keys on their low bits), not per dtype: three radix
- * pair sorts, two segmented ones and the two float key sorts; kernels that
- * only move elements per itemsize.  1.5 MB of machine code for sm_90 (a
+ * pair sorts, two segmented ones, the four float key sorts (ascending and
+ * descending) and the two integer ones; kernels that only move elements
+ * per itemsize.  1.5 MB of machine code for sm_90 (a
  * first cut with a key type per width and a scan per dtype had 2.9 MB).
  * Inverting the key makes a descending sort an ascending one whose ties
  * keep their input order, which is what stable descending means.
