@@ -23,6 +23,7 @@ from runner import (GPU_LIBS, HOST_LIBS, ROOT, SMALL, fmt_bytes, library_functio
                     new_row, one_line, random_array)
 
 import devarray  # after runner, which puts the in-place build on sys.path
+from inputs import uniform
 
 LOG2_COPY = 28                 # float32 elements: the 1 GiB reference copy
 
@@ -46,7 +47,7 @@ def copy_of(lib):
 def copy_rows(bench, rng, log2n):
     """The device copy: the copy bandwidth that % of copy BW refers to."""
     libs = GPU_LIBS
-    x = random_array(rng, 1 << min(log2n, LOG2_COPY), np.float32)
+    x = uniform("A", 1 << min(log2n, LOG2_COPY))
     return [bench.op_row(new_row(
         "copy", "device copy: a.copy() (torch: clone)", fmt_bytes(x.nbytes),
         "float32", libs, 2 * x.nbytes), {lib: copy_of(lib) for lib in libs}, [x])]
@@ -61,7 +62,7 @@ def device_time_rows(bench, rng, log2n):
     rows = []
     for dtype in ("float32", "float64"):
         item = np.dtype(dtype).itemsize
-        a, b = random_array(rng, n, dtype), random_array(rng, n, dtype)
+        a, b = uniform("A", n, dtype), uniform("B", n, dtype)
         rows.append(bench.op_row(new_row(
             "add-" + dtype, "a + b", size, dtype, libs, 3 * item * n, True,
             [["copy", 0.9, ">= 90% copy BW"], ["peer", "torch", 1.0, "<= PyTorch"]]),
@@ -74,7 +75,7 @@ def device_time_rows(bench, rng, log2n):
                 "expr-float32", "((a + b) * a - b) / b", size, dtype, libs,
                 4 * 3 * item * n, True, [["peer", "torch", 1.0, "<= PyTorch"]]),
                 expression, [a, b]))
-            i = random_array(rng, n, np.int32)
+            i = uniform("C", n, np.int32)
             # PyTorch promotes int32 + float32 to float32, not float64: no peer.
             rows.append(bench.op_row(new_row(
                 "mixed", "a + b", size, "int32 + float32 -> float64", ("devarray", "cupy"),
@@ -97,7 +98,7 @@ def function_rows(bench, rng, log2n):
     size = "2^%d" % log2n
     target = [["copy", 0.9, ">= 90% copy BW"], ["peer", "torch", 1.0, "<= PyTorch"],
               ["peer", "cupy", 1.0, "<= CuPy"]]
-    a, b = random_array(rng, n, np.float32), random_array(rng, n, np.float32)
+    a, b = uniform("A", n), uniform("B", n)
     rows = []
     # bytes per element: the float32 read plus the result written
     for name, dtype, nbytes in (("exp", "float32", 8), ("sqrt", "float32", 8),
@@ -133,7 +134,7 @@ def fusion_rows(bench, rng, log2n):
     libs = GPU_LIBS
     n = 1 << log2n
     size = "2^%d" % log2n
-    a, b = random_array(rng, n, np.float32), random_array(rng, n, np.float32)
+    a, b = uniform("A", n), uniform("B", n)
     rows = [bench.op_row(new_row(
         "fuse-expr-float32", "fuse: ((a + b) * a - b) / b", size, "float32", libs,
         3 * 4 * n, True,
@@ -209,7 +210,7 @@ def layout_rows(bench, rng, log2n):
     side = 1 << (log2n // 2)
     n = side * side
     shape = "%d x %d" % (side, side)
-    m = random_array(rng, n, np.float32).reshape(side, side)
+    m = uniform("A", n).reshape(side, side)
     libs = GPU_LIBS
     transposed_copy = {"devarray": lambda a: a.T.copy(), "cupy": lambda a: a.T.copy(),
                        "torch": lambda a: a.T.contiguous()}
@@ -229,8 +230,7 @@ def layout_rows(bench, rng, log2n):
 def host_rows(bench, rng, log2n):
     """The host backend's a + b and a.sum() at 2^log2n float32 against NumPy."""
     n = 1 << log2n
-    a = random_array(rng, n, np.float32)
-    b = random_array(rng, n, np.float32)
+    a, b = uniform("A", n), uniform("B", n)
     size = "2^%d" % log2n
     target = [["peer", "numpy", 2.0, "<= 2x NumPy"]]
     return [

@@ -7,13 +7,15 @@ matrices and of batches of small ones.
 
 Targets: issue 10's (float32 <= 1.05x PyTorch; none for float64, measured
 next to the peers); issue 28's (4096 x 4096: <= 1.05x the best peer;
-batches: <= 1.0x the best peer).
+batches: <= 1.0x the best peer).  Issue 31 (bench/specs.py): the host
+overhead of a @ b and linalg.inv of 32 x 32 float32 (<= 0.75x PyTorch).
 """
 
 import numpy as np
 
 import devarray
 from runner import backend_row, random_array
+from specs import spec, spec_rows
 
 MATMUL_N = 4096                # a @ b of two MATMUL_N x MATMUL_N matrices
 HOST_MATMUL_N = 512            # the same on the host backend
@@ -40,7 +42,9 @@ def matmul_rows(bench, rng, log2n):
 
 
 FACTOR_N = 4096                # the large factorizations' matrices
-HEAVY_REPS = 3                 # calls timed of an op that takes up to seconds
+# An op that takes up to seconds: HEAVY_REPS calls timed, after one that is
+# not (the timer's first, ahead of its first event: the warm-up).
+HEAVY_REPS = 5
 
 
 def well_conditioned(rng, shape, dtype):
@@ -81,7 +85,7 @@ def factorization_rows(bench, rng, log2n):
             rows.append(bench.op_row(backend_row(
                 bench, "%s-%s" % (name, dtype), "linalg.%s" % name,
                 "%d x %d" % (FACTOR_N, FACTOR_N), dtype, target=large),
-                factorizations(bench, name, **kwargs), inputs, reps=HEAVY_REPS))
+                factorizations(bench, name, **kwargs), inputs, reps=HEAVY_REPS, warmup=0))
         del a, spd, b
     small = [["best", 1.0, "<= 1.0x the best peer"]]
     for n in (3, 8):
@@ -102,5 +106,17 @@ def factorization_rows(bench, rng, log2n):
         rows.append(bench.op_row(backend_row(
             bench, "%s-batched-%s" % (name, x.shape[-1]), "linalg.%s, batched" % name, size,
             "float32", target=small), factorizations(bench, name, **kwargs), [x],
-            reps=HEAVY_REPS))
+            reps=HEAVY_REPS, warmup=0))
     return rows
+
+
+SPECS = [
+    spec("linalg-matmul", "a @ b", "m @ p", torch="m @ p", inputs="m p", large=False),
+    spec("linalg-inv", "linalg.inv(a)", "xp.linalg.inv(m)", torch="torch.linalg.inv(m)",
+         inputs="m", large=False),
+]
+
+
+def small_rows(bench, rng, log2n):
+    """The host overhead of a @ b and linalg.inv on the GPU (issue 31)."""
+    return spec_rows(bench, log2n, SPECS, "linalg") if bench.gpu else []

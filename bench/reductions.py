@@ -1,18 +1,26 @@
 """Reductions (issue 10): sum, prod, max, min, mean and argmax of 2^log2n
 float32 over every axis and over the last axis of a matrix, and sum over
 its leading axis (the columns), each library's own function; on the host
-backend the same at 2^24 against NumPy, without targets.
+backend the same at 2^24 against NumPy, without targets.  Issue 31's
+(bench/specs.py): the same over the leading axis, var, std,
+argmin, count_nonzero, any and all (of bool) over every axis, the last and
+the leading one, sum of int32 and float16, and each function's host
+overhead at 1,024.
 
 Targets: issue 10's (>= 90% of the copy bandwidth; sum(a, axis=0) <= 1.1x
-PyTorch).  The device-time block's a.sum() rows (sum-float32, sum-float64)
-are elementwise.py's, beside a + b on the same inputs.
+PyTorch); issue 31's (<= 1.0x the best peer, >= 90% of the copy bandwidth;
+overhead <= 0.75x PyTorch).  The device-time block's a.sum() rows
+(sum-float32, sum-float64) are elementwise.py's, beside a + b on the same
+inputs.
 """
 
 import numpy as np
 
-from runner import backend_row, random_array
+from runner import backend_row
+from specs import spec, spec_rows
 
 import devarray  # after runner, which puts the in-place build on sys.path
+from inputs import uniform
 
 
 # PyTorch spells the array API's max and min amax and amin (its max and min
@@ -41,7 +49,7 @@ def reduction_rows(bench, rng, log2n):
     bw = [["copy", 0.9, ">= 90% copy BW"]]
     rows = []
 
-    a = random_array(rng, n, np.float32)
+    a = uniform("A", n)
     m = a.reshape(rows_, cols)
     # Bytes: the float32 input read plus the result written (int64 for argmax).
     for name in ("sum", "prod", "max", "min", "mean", "argmax"):
@@ -55,4 +63,51 @@ def reduction_rows(bench, rng, log2n):
     rows.append(bench.op_row(backend_row(
         bench, "red-sum-axis0", "sum(a, axis=0)", shape, "float32", 4 * n + 4 * cols, True,
         [["peer", "torch", 1.1, "<= 1.1x PyTorch"]]), reduction(bench, "sum", 0), [m]))
-    return rows
+    del a, m
+    return rows + spec_rows(bench, log2n, SPECS, "reductions")
+
+
+# ---- issue 31: every reduction and statistic over every axis, the last and
+# the leading one (bench/specs.py) ------------------------------------------
+
+AXES = {"full": ("a", "", ""), "last": ("m", ", axis=-1", ", dim=-1"),
+        "axis0": ("m", ", axis=0", ", dim=0")}
+
+
+def reductions(name, axes, torch=None, kw="", tkw="", inputs=None, large=True, small=None):
+    """name over each of axes (AXES' keys, space-separated): key
+    red-name-axis; torch.<torch or name>; kw and tkw extra arguments;
+    inputs ("a", "m" by default) of each axis.  The first one has the
+    overhead row."""
+    specs = []
+    for i, axis in enumerate(axes.split()):
+        x, ax, dim = AXES[axis]
+        x = inputs.split()[i] if inputs else x
+        specs.append(spec(
+            "red-%s-%s" % (name, axis), "%s(%s%s%s)" % (name, x, ax, kw),
+            "xp.%s(%s%s%s)" % (name, x, ax, kw),
+            torch="torch.%s(%s%s%s)" % (torch or name, x, dim, tkw), inputs=x, bw=True,
+            large=large, small=i == 0 if small is None else small))
+    return specs
+
+
+SPECS = [
+    # issue 10's reductions over the leading axis (their overhead rows below)
+    *reductions("prod", "axis0", small=False), *reductions("max", "axis0", "amax", small=False),
+    *reductions("min", "axis0", "amin", small=False), *reductions("mean", "axis0", small=False),
+    *reductions("argmax", "axis0", small=False),
+    *reductions("var", "full last axis0", tkw=", correction=0"),
+    *reductions("std", "full last axis0", tkw=", correction=0"),
+    *reductions("argmin", "full last axis0"),
+    *reductions("count_nonzero", "full last axis0"),
+    *reductions("any", "full last axis0", inputs="mask mm mm"),
+    *reductions("all", "full last axis0", inputs="mask mm mm"),
+    spec("red-sum-int32-full", "sum(a) (int64 result)", "xp.sum(a)", torch="torch.sum(a)",
+         inputs="a:int32", bw=True, small=False),
+    spec("red-sum-float16-last", "sum(a, axis=-1)", "xp.sum(m, axis=-1)",
+         torch="torch.sum(m, dim=-1)", inputs="m:float16", bw=True, small=False),
+    # the host overhead of issue 10's reductions (their large rows are above)
+    *[r for name, torch in (("sum", "sum"), ("prod", "prod"), ("max", "amax"),
+                            ("min", "amin"), ("mean", "mean"), ("argmax", "argmax"))
+      for r in reductions(name, "last", torch, large=False, small=True)],
+]

@@ -22,17 +22,25 @@ reports them.
 import sys
 
 import runner  # first: it puts this checkout's in-place build on sys.path
+import binary
+import casts
+import creation
 import elementwise
 import exchange
 import fft
 import indexing
 import linalg
+import manipulation
 import multi_gpu
 import overhead
 import random_numbers
 import reductions
+import scans
+import search
+import sets
 import sort
 import transfers
+import unary
 
 # The sections of the table, in its order: functions (bench, rng, log2n) ->
 # rows.  A section's family is its module's name (multi_gpu: multi-gpu); a
@@ -45,13 +53,23 @@ GPU_SECTIONS = (
     elementwise.device_time_rows,
     elementwise.function_rows,
     elementwise.fusion_rows,
+    unary.unary_rows,
+    binary.binary_rows,
+    casts.cast_rows,
     reductions.reduction_rows,
+    scans.scan_rows,
+    search.search_rows,
     indexing.mask_rows,
     sort.sort_rows,
+    sets.set_rows,
     random_numbers.random_rows,
     indexing.take_rows,
+    indexing.index_rows,
+    manipulation.manipulation_rows,
+    creation.creation_rows,
     linalg.matmul_rows,
     linalg.factorization_rows,
+    linalg.small_rows,
     fft.fft_rows,
     elementwise.layout_rows,
     transfers.transfer_rows,
@@ -63,11 +81,20 @@ HOST_SECTIONS = (
     overhead.import_rows,
     exchange.view_rows,
     elementwise.host_rows,
+    unary.unary_rows,
+    binary.binary_rows,
+    casts.cast_rows,
     reductions.reduction_rows,
+    scans.scan_rows,
+    search.search_rows,
     indexing.mask_rows,
     sort.sort_rows,
+    sets.set_rows,
     random_numbers.random_rows,
     indexing.take_rows,
+    indexing.index_rows,
+    manipulation.manipulation_rows,
+    creation.creation_rows,
     linalg.matmul_rows,
     fft.fft_rows,
 )
@@ -83,8 +110,15 @@ REFERENCE_SECTIONS = {
 }
 REFERENCES = {
     "elementwise": ("small-add",),   # fuse-small
+    "unary": ("copy",),              # >= 90% copy BW
+    "binary": ("copy",),             # >= 90% copy BW
+    "casts": ("copy",),              # >= 90% copy BW
     "reductions": ("copy",),         # >= 90% copy BW
-    "indexing": ("copy",),           # mask's % of copy BW
+    "scans": ("copy",),              # >= 90% copy BW
+    "search": ("copy",),             # where >= 90% copy BW
+    "indexing": ("copy",),           # mask's % of copy BW, slice copies and setitem
+    "manipulation": ("copy",),       # >= 90% copy BW
+    "creation": ("copy",),           # >= 90% copy BW
     "random-numbers": ("copy",),     # random and integers >= 90% copy BW
     "transfers": ("small-add",),     # small-add-stream
     "multi-gpu": ("h2d",),           # h2d-device1

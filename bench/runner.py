@@ -30,23 +30,35 @@ if IN_PLACE:
     sys.path.insert(0, str(ROOT))
 
 import devarray  # noqa: E402
+import inputs  # noqa: E402
 
 SMALL = 1024                   # elements in the host-overhead rows
 TRANSFER_BYTES = 256 << 20
 HOST_ELEMENTS = 1 << 24        # the host backend's large rows (2^log2n there)
 DEVICE_REPS = 30               # median of, for one large op
 WARMUP = 3
-SMALL_OPS = 4000               # back-to-back small ops in one batch
+# On the GPU, an op whose second warm-up call takes SLOW_OP_S or more (wall
+# time with a synchronize) is warmed up no further and timed SLOW_REPS times.
+SLOW_OP_S = 0.02
+SLOW_REPS = 5
+SMALL_OPS = 2000               # back-to-back small ops in one batch
 SMALL_BATCHES = 5              # median of
+# The one-line API rows (specs.py) are many: their host overhead is timed over
+# fewer calls.
+API_SMALL_OPS = 250
+API_SMALL_BATCHES = 5
 TRANSFER_REPS = 10             # median of
 HOST_REPS = 20                 # median of
 IMPORT_TRIES = 5               # best of
+IMPORT_SLOW_S = 1.0            # an import slower than this (PyTorch's): best of 3
+IMPORT_SLOW_TRIES = 3
 # Inputs smaller than this could stay in the GPU's L2 (50 MB on an H100) or a
 # CPU's last-level cache between repetitions, so two input sets alternate.
 ROTATE_BELOW = 256 << 20
 # Seeds of the random inputs, drawn in the table's order
 GPU_SEED = 20240501
 HOST_SEED = 20240502
+INPUTS_SEED = 31               # added to those: bench/inputs.py's base arrays
 
 GPU_LIBS = ("devarray", "cupy", "torch")
 HOST_LIBS = ("devarray", "numpy")
@@ -54,8 +66,12 @@ LIB_TITLES = {"devarray": "devarray", "cupy": "CuPy", "torch": "PyTorch",
               "numpy": "NumPy", "c": "C loop"}
 
 
+START = time.perf_counter()
+
+
 def log(text):
-    print(text, file=sys.stderr, flush=True)
+    """A line of the log (stderr), stamped with the seconds since the start."""
+    print("[%6.1f s] %s" % (time.perf_counter() - START, text), file=sys.stderr, flush=True)
 
 
 def random_array(rng, n, dtype):
@@ -71,19 +87,20 @@ def median_s(samples_ns):
     return statistics.median(samples_ns) / 1e9
 
 
-def per_op_time(fn, sync):
-    """Seconds per call of fn over SMALL_OPS back-to-back calls and one sync:
-    the host overhead of an op whose device work is negligible."""
-    for _ in range(SMALL_OPS // 10):
+def per_op_time(fn, sync, ops=SMALL_OPS, batches=SMALL_BATCHES):
+    """Seconds per call of fn over `ops` back-to-back calls and one sync
+    (median of `batches`): the host overhead of an op whose device work is
+    negligible."""
+    for _ in range(ops // 10):
         fn()
     sync()
     samples = []
-    for _ in range(SMALL_BATCHES):
+    for _ in range(batches):
         start = time.perf_counter_ns()
-        for _ in range(SMALL_OPS):
+        for _ in range(ops):
             fn()
         sync()
-        samples.append((time.perf_counter_ns() - start) / SMALL_OPS)
+        samples.append((time.perf_counter_ns() - start) / ops)
     return median_s(samples)
 
 
@@ -142,6 +159,9 @@ class Bench:
         self.notes = []
         self.upload = {"devarray": devarray.to_device}
         self.sync = {"devarray": devarray.synchronize}
+        # lib: a function that copies a devarray upload into lib's own memory
+        self.from_devarray = {}
+        self.uploads = {}       # time_op's inputs: (lib, id, copy) -> (host, device)
         self.timer = None
         self.timer_name = "wall clock around each op and a synchronize"
         if not gpu:
@@ -158,6 +178,10 @@ class Bench:
         if self.timer is None:
             self.notes.append("no CUDA events (neither CuPy nor PyTorch is usable): "
                               "device times are wall times with a synchronize")
+        # The libraries' own objects are never garbage: release()'s collections
+        # (hundreds of them) skip them from here on.
+        gc.collect()
+        gc.freeze()
 
     def _load_cupy(self):
         # CuPy multiplies float32 matrices in TF32 only when CUPY_TF32 is
@@ -174,6 +198,16 @@ class Bench:
             return
         self.cupy = cupy
         self.upload["cupy"] = cupy.asarray
+
+        def cupy_copy(d):
+            view = cupy.from_dlpack(d)
+            if not view.flags.c_contiguous:
+                raise ValueError("devarray's upload is not C-contiguous")
+            y = cupy.empty(view.shape, view.dtype)
+            y.data.copy_from_device(view.data, view.nbytes)
+            return y
+
+        self.from_devarray["cupy"] = cupy_copy
         self.sync["cupy"] = cupy.cuda.runtime.deviceSynchronize
         if cupy.cuda.get_current_stream().ptr != 0:
             self.notes.append("CuPy's current stream is not the legacy default "
@@ -198,6 +232,8 @@ class Bench:
         # PyTorch's default already, set in case a site config changed it.
         torch.backends.cuda.matmul.allow_tf32 = False
         self.upload["torch"] = lambda x: torch.from_numpy(x).to("cuda")
+        self.from_devarray["torch"] = \
+            lambda d: torch.from_dlpack(d).clone(memory_format=torch.contiguous_format)
         self.sync["torch"] = torch.cuda.synchronize
         if torch.cuda.current_stream().cuda_stream != 0:
             self.notes.append("PyTorch's current stream is not the legacy default "
@@ -229,14 +265,54 @@ class Bench:
         finally:
             self.release()
 
-    def time_op(self, lib, fn, inputs, reps=None):
-        """Median time of fn(*arrays) on lib's copies of the NumPy inputs,
-        over reps calls (None: DEVICE_REPS on the GPU, HOST_REPS on the host)
-        after as many warm-up calls, WARMUP at most."""
-        upload = self.upload[lib]
-        sets = [[upload(x) for x in inputs]]
+    def put(self, lib, x):
+        """lib's device copy of the NumPy array x, an input of timed rows.
+        CuPy's and PyTorch's are copied on the device, into their own memory,
+        from devarray's upload (their own uploads from pageable memory run at
+        a third of its speed); where that fails, they upload it themselves."""
+        copy = self.from_devarray.get(lib)
+        if copy is not None:
+            try:
+                y = copy(devarray.to_device(x))
+                self.sync[lib]()
+                if tuple(y.shape) != x.shape or str(y.dtype).rpartition(".")[2] != x.dtype.name:
+                    raise TypeError("%s %s from %s %s" % (y.dtype, tuple(y.shape), x.dtype,
+                                                          x.shape))
+                return y
+            except Exception as exc:
+                del self.from_devarray[lib]
+                log("  %s uploads its inputs itself: %s" % (lib, one_line(exc)))
+        return self.upload[lib](x)
+
+    def put_once(self, lib, x, copy=False):
+        """put(lib, x) (copy: of a copy of x), kept until the section ends
+        (forget()): the rows of a section that read the same array share
+        lib's copy of it."""
+        key = (lib, id(x), copy)
+        if key not in self.uploads:
+            self.uploads[key] = (x, self.put(lib, x.copy() if copy else x))
+        return self.uploads[key][1]
+
+    def forget(self):
+        """Drop the section's device copies (put_once)."""
+        self.uploads.clear()
+        self.release()
+
+    def time_op(self, lib, fn, inputs, reps=None, warmup=None):
+        """Median time of fn(*arrays) on lib's copies of the NumPy inputs;
+        reps and warmup as time_sets'."""
+        sets = [[self.put_once(lib, x) for x in inputs]]
         if sum(x.nbytes for x in inputs) < ROTATE_BELOW:
-            sets.append([upload(x.copy()) for x in inputs])
+            sets.append([self.put_once(lib, x, True) for x in inputs])
+        return self.time_sets(lib, fn, sets, reps, warmup)
+
+    def time_sets(self, lib, fn, sets, reps=None, warmup=None):
+        """time_op's timing of fn on lib's arrays, already uploaded: call i
+        takes sets[i % len(sets)].  reps calls timed (None: DEVICE_REPS on the
+        GPU, HOST_REPS on the host) after warmup calls (None: as many, WARMUP
+        at most, each waited for; on the GPU, an op whose second one takes
+        SLOW_OP_S or more has no third and SLOW_REPS timed calls at most).
+        The timer's first call, ahead of its first event, is not timed either."""
         sync = self.sync[lib]
         sync()
 
@@ -245,18 +321,26 @@ class Bench:
 
         if reps is None:
             reps = HOST_REPS if not self.gpu else DEVICE_REPS
-        warmup = min(reps, WARMUP)
+        if warmup is None:
+            for i in range(min(reps, WARMUP)):
+                start = time.perf_counter()
+                call(i)
+                sync()
+                if self.gpu and i == 1 and time.perf_counter() - start >= SLOW_OP_S:
+                    reps = min(reps, SLOW_REPS)
+                    break
+            warmup = 0
         if self.timer is None:
             return wall_time(call, sync, reps, warmup)
         return self.timer(call, reps, warmup)
 
-    def op_row(self, row, fn, inputs, reps=None):
+    def op_row(self, row, fn, inputs, reps=None, warmup=None):
         """Fill row with the time of fn (one callable, or one per library);
-        reps as time_op's (fewer for ops of seconds)."""
+        reps and warmup as time_sets' (fewer for ops of seconds)."""
         log("measuring %s (%s)" % (row["op"], row["dtype"]))
         for lib in row["times"]:
             f = fn[lib] if isinstance(fn, dict) else fn
-            self.measure(row, lib, lambda: self.time_op(lib, f, inputs, reps))
+            self.measure(row, lib, lambda: self.time_op(lib, f, inputs, reps, warmup))
         return row
 
     def small_row(self, row, fn, x, upload=True):
@@ -277,7 +361,7 @@ class Bench:
         log("measuring %s" % row["op"])
 
         def thunk(lib):
-            a = self.upload[lib](x) if upload else x
+            a = self.put(lib, x) if upload else x
             return wall_time(lambda i: fn[lib](a), self.sync[lib], TRANSFER_REPS, 1)
 
         for lib in row["times"]:
@@ -538,12 +622,18 @@ def docs_page(result, multi=None, cluster=()):
             "have no GB/s).  *% of copy BW*",
             "compares it with the fastest device-to-device copy measured in the first row.",
             "Device rows are timed with CUDA events on the legacy default stream, the",
-            "median of %d ops queued back to back; host-overhead rows are wall time over"
+            "median of %d ops queued back to back (fewer of the slowest: bench/README.md"
             % result["reps"]["device"],
+            "says how many); host-overhead rows are wall time over",
             "%d back-to-back ops with one synchronize, median of %d batches; transfers"
             % (result["reps"]["small_ops"], result["reps"]["small_batches"]),
             "are wall time of the call plus a synchronize, median of %d."
             % result["reps"]["transfer"]]
+    reps = result["reps"]
+    if "api_small_ops" in reps:
+        out += ["The API rows' host overhead (bench/specs.py's, on 1,024 elements) is the",
+                "wall time over %d back-to-back calls, median of %d batches."
+                % (reps["api_small_ops"], reps["api_small_batches"])]
     errors = errors_text(rows)
     if errors:
         out += ["", "Errors:", ""] + ["- " + e for e in errors]
@@ -614,16 +704,24 @@ def measure_all(args, sections):
     if not chosen:
         raise SystemExit("--only %s needs a GPU" % args.only)
     rng = np.random.default_rng(GPU_SEED if gpu else HOST_SEED)
-    log2n = args.log2_size if gpu else HOST_ELEMENTS.bit_length() - 1
+    # the host backend's rows at 2^24 at most (--log2-size makes them smaller)
+    log2n = args.log2_size if gpu else min(args.log2_size, HOST_ELEMENTS.bit_length() - 1)
+    inputs.start((GPU_SEED if gpu else HOST_SEED) + INPUTS_SEED, 1 << log2n)
     rows = []
     for section in chosen:
-        rows += section(bench, rng, log2n)
+        start = time.perf_counter()
+        new = section(bench, rng, log2n)
+        rows += new
+        bench.forget()
+        log("section %s.%s: %.1f s, %d rows" % (section.__module__, section.__name__,
+                                                time.perf_counter() - start, len(new)))
     judge(rows)
     result = {"version": 1,
               "command": shlex.join(["python3", "bench/run.py"] + sys.argv[1:]),
               "env": environment(bench),
               "reps": {"device": DEVICE_REPS, "small_ops": SMALL_OPS,
-                       "small_batches": SMALL_BATCHES, "transfer": TRANSFER_REPS,
+                       "small_batches": SMALL_BATCHES, "api_small_ops": API_SMALL_OPS,
+                       "api_small_batches": API_SMALL_BATCHES, "transfer": TRANSFER_REPS,
                        "host": HOST_REPS, "import": IMPORT_TRIES},
               "rows": rows,
               "summary": summary(rows)}
