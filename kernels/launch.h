@@ -89,7 +89,9 @@ typedef union {
  * in bytes, 0 along broadcast dimensions, in the order out, cond, x1, x2.
  * x[k] == NULL means operand k is the element value[k] (strides unread).
  * ndim >= 1 and size == product(shape) > 0.  out does not overlap any
- * input.
+ * input, except that it may be x2 (or cond) itself with the same strides:
+ * each element is read before it is written, by the same thread
+ * (x[mask] = value in place, select_masked_fill).
  */
 typedef struct {
     int ndim;
@@ -163,6 +165,43 @@ da_reduce_supported(int op, int in_typenum, int acc_typenum)
 {
     return op >= 0 && op < DA_NREDUCE && in_typenum >= 0 && in_typenum < DA_NTYPES &&
            da_reduce_accumulator(op, in_typenum) == acc_typenum;
+}
+
+/*
+ * Moments (area: statistics; kernels/moments.cu, CUDA only: the host
+ * backend composes var of reductions and elementwise ops in NumPy's
+ * order).  The input is laid out as da_reduce's: `outer` x `len` x
+ * `inner` contiguous elements of dtype in_typenum, a real dtype (bool,
+ * integers, floats).  For each (o, i), its len elements' variance: their
+ * sum of squared deviations from their mean over max(len - correction,
+ * 0) (a divisor of 0 gives inf, or NaN for a zero sum, as NumPy), stored
+ * at out[o * inner + i], outer * inner contiguous values of acc_typenum ==
+ * da_moments_accumulator(in_typenum) (float32 for float16 and float32,
+ * else float64; the caller rounds a float16 result and takes square roots
+ * for std).  One read of the input: counts, means and sums of squared
+ * deviations merged by Chan et al.'s formula, in an order that depends on
+ * the shape and the device's SM count, never on timing; the result agrees
+ * with NumPy's two passes within rounding.  NaN or inf among the elements
+ * gives NaN.  outer, len, inner >= 1.
+ */
+typedef struct {
+    const void *in;
+    void *out;
+    int in_typenum;
+    int acc_typenum;
+    double correction;
+    int64_t outer, len, inner;
+} da_moments;
+
+/* The accumulator dtype of da_moments for input in_typenum, -1 when there
+   is none (complex input). */
+static inline int
+da_moments_accumulator(int in_typenum)
+{
+    if (in_typenum < 0 || in_typenum >= DA_COMPLEX64) {
+        return -1;
+    }
+    return in_typenum == DA_FLOAT16 || in_typenum == DA_FLOAT32 ? DA_FLOAT32 : DA_FLOAT64;
 }
 
 /* The sums of the issue-9 contract: da_reduce with op SUM. */
@@ -573,6 +612,9 @@ cudaError_t da_cuda_unique_scatter(const da_unique *u, cudaStream_t stream);
    many bytes of device memory. */
 cudaError_t da_cuda_reduce(void *temp, size_t *temp_bytes, const da_reduce *r,
                            cudaStream_t stream);
+/* moments: kernels/moments.cu, two-phase like da_cuda_reduce. */
+cudaError_t da_cuda_moments(void *temp, size_t *temp_bytes, const da_moments *m,
+                            cudaStream_t stream);
 #endif
 
 /* ---- fusion (fuse): kernels/fuse.cu, src/host/host_fuse.c -------------------- */

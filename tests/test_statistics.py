@@ -14,6 +14,8 @@ Tolerances:
     of positive terms; the error of the mean enters squared).
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -192,3 +194,143 @@ def test_methods_positional_axis(backend, rng):
     assert_values(d.mean(1), np.asarray(a.mean(1)), rtol=rtol)
     assert_values(d.var(0, correction=1), np.asarray(a.var(0, ddof=1)), rtol=rtol)
     assert_values(d.std(1, keepdims=True), np.asarray(a.std(1, keepdims=True)), rtol=rtol)
+
+
+# ---- var and std in one read on CUDA (kernels/moments.cu) --------------------
+# The shapes and axes reach each of its routes (on the host backend they
+# run the composition): (outer, len, inner) as reduce_source lays them out,
+# the geometry of moments.cu's moments_plan on a device of 100+ SMs (an
+# H100 or H200).
+MOMENT_CASES = [
+    ((1027, 333), 0),         # columns (inner 333), len split over blocks, combined
+    ((20000, 32), 0),         # columns, 150+ splits of each output
+    ((7, 5000), 1),           # segments of 5000, a block each
+    ((7, 5001), -1),          # the same with an odd len
+    ((50, 3, 40), 1),         # a middle axis: two outer indices per block
+    ((1000, 6), 1),           # short segments: 32 per block
+    ((10 ** 6,), None),       # the whole array: 1-D, split and combined
+    ((20, 30, 40), (0, 2)),   # axes not adjacent: copied, reduced axes last
+    ((6, 70, 80), (1, 2)),    # adjacent trailing axes, read in place
+    ((3, 1), 1),              # one element per output
+]
+MOMENT_DTYPES = ["float16", "float32", "float64", "int32", "bool", "uint8", "int8",
+                 "uint16", "int64", "uint64"]
+# relative to the variance of the values as float64: float32 and float64
+# results are far closer (the CUDA kernel merges exactly shifted moments,
+# the host follows NumPy's two passes); float16 rounds the result, and on
+# the host every mean, deviation and square, to 11 bits: its bound adds
+# errors of 11-bit deviations of values of magnitude max|x| (check_moments)
+MOMENT_RTOL = {"float16": 4 * eps(np.float16), "float32": 2e-5, "float64": 1e-12}
+
+
+def moment_data(rng, shape, dt):
+    dt = np.dtype(dt)
+    if dt.kind in "biu":
+        return random_array(rng, shape, dt)
+    if dt == np.float16:
+        # NumPy's float16 var sums values and squares in float16: keep both
+        # far below 65504 over 10^6 elements
+        return (rng.standard_normal(shape) * 0.1).astype(dt)
+    return (rng.standard_normal(shape) * 10 + 3).astype(dt)
+
+
+def check_moments(fn, a, d, axis, correction=0, keepdims=False):
+    """fn(d) against the variance (or its root) of a's values in float64, in
+    NumPy's dtype and shape: NaN where it is NaN, inf where it is inf."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # ddof >= N
+        e = np.var(a.astype(np.float64), axis=axis, ddof=correction, keepdims=keepdims)
+        if fn == "std":
+            e = np.sqrt(e)
+    e = np.asarray(e)
+    rdt = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
+    got = getattr(devarray, fn)(d, axis=axis, correction=correction, keepdims=keepdims)
+    g = host(got)
+    assert g.dtype == rdt and g.shape == e.shape, (g.dtype, g.shape, e.shape)
+    g = g.astype(np.float64)
+    assert np.array_equal(np.isnan(g), np.isnan(e)), (g, e)
+    assert np.array_equal(g[np.isinf(e)], e[np.isinf(e)])
+    finite = np.isfinite(e)
+    with np.errstate(all="ignore"):
+        err = np.abs(g - e)
+    bound = MOMENT_RTOL[rdt.name] * np.abs(e)
+    if rdt == np.float16:
+        big = float(np.max(np.abs(a))) if a.size else 0.0
+        bound = bound + MOMENT_RTOL["float16"] * big * (1 if fn == "std" else np.sqrt(np.abs(e)))
+    assert np.all(err[finite] <= bound[finite]), np.max(err[finite] / np.abs(e[finite]))
+
+
+@pytest.mark.parametrize("dt", MOMENT_DTYPES)
+@pytest.mark.parametrize("shape, axis", MOMENT_CASES, ids=str)
+def test_moments_routes(backend, rng, dt, shape, axis):
+    a = moment_data(rng, shape, dt)
+    d = devarray.to_device(a)
+    check_moments("var", a, d, axis)
+    check_moments("std", a, d, axis, correction=1, keepdims=True)
+
+
+@pytest.mark.parametrize("fn", ["var", "std"])
+@pytest.mark.parametrize("correction", [0, 1, 2.5, 5000, 5001, 9999])
+def test_moments_correction(backend, rng, fn, correction):
+    """len - correction <= 0 divides by 0: inf (NaN for a zero sum), as
+    NumPy's ddof."""
+    a = moment_data(rng, (5000, 3), "float32")
+    a[:, 2] = 7.0  # a zero sum of squares: 0 / 0
+    d = devarray.to_device(a)
+    for axis in (0, None):
+        check_moments(fn, a, d, axis, correction=correction)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_moments_nan_inf(backend, rng, dt):
+    a = moment_data(rng, (400, 6), dt)
+    a[17, 0] = np.nan
+    a[300, 1] = np.inf
+    a[5, 2], a[6, 2] = np.inf, -np.inf
+    a[0, 3] = -np.inf  # the first row too: the kernel's shift
+    d = devarray.to_device(a)
+    for axis in (0, None):
+        check_moments("var", a, d, axis)
+        check_moments("std", a, d, axis)
+    check_moments("var", a.T.copy(), devarray.to_device(a.T.copy()), 1)
+
+
+@pytest.mark.parametrize("axis", [0, 1, None])
+def test_moments_large_mean(backend, rng, axis):
+    """1e4 + noise of scale 1 in float32: the deviations are 1e-4 of the
+    values, so a sum of squares minus the squared sum would have lost them
+    all (its error ~ 1e8 * 2^-24 per element).  The kernel's shifted
+    moments keep them within 2e-5 of the float64 variance; the host is
+    NumPy's two passes, exactly (whose mean, summed in order along axis 0,
+    leaves errors up to ~3e-4 there)."""
+    a = (1e4 + rng.standard_normal((1000, 1000))).astype(np.float32)
+    d = devarray.to_device(a)
+    if backend == "host":
+        assert_values(devarray.var(d, axis=axis), np.asarray(np.var(a, axis=axis)))
+        return
+    check_moments("var", a, d, axis)
+    check_moments("std", a, d, axis, correction=1)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int16"])
+def test_moments_views(backend, rng, dt):
+    """Transposed and strided views: copied into the reduction's layout."""
+    base = moment_data(rng, (1027, 333), dt)
+    d = devarray.to_device(base)
+    for axis in (0, 1, None):
+        check_moments("var", base.T, d.T, axis)
+    check_moments("std", base[::3, 1::2], d[::3, 1::2], 0, correction=1)
+
+
+def test_moments_constant_is_zero(backend):
+    """The kernel's merges keep a constant's variance exactly 0 (the host's
+    mean of 10^5 copies of 0.1 may round, as NumPy's)."""
+    for dt in ("float32", "float64"):
+        d = devarray.full((100000,), 0.1, dtype=dt)
+        v = float(devarray.var(d))
+        if backend == "cuda":
+            assert v == 0.0
+        else:
+            assert v <= (100 * eps(dt) * 0.1) ** 2
+        assert_values(devarray.var(devarray.full((4, 3000), 7, dtype="int32"), axis=1),
+                      np.zeros(4))

@@ -141,35 +141,32 @@ reduce_any_as_bytes(DeviceArrayObject *a, const int *reduced, da_reduce *r)
     return 1;
 }
 
-/* The contiguous source of the reduction and its layout: `a` itself, a
-   copy in a's axis order, or a copy with the reduced axes last. */
-static DeviceArrayObject *
-reduce_source(DeviceArrayObject *a, const int *reduced, int source_type,
-              da_reduce *r)
+DeviceArrayObject *
+reduce_source(DeviceArrayObject *a, const int *reduced, int source_type, int64_t *outer,
+              int64_t *len, int64_t *inner)
 {
     int perm[DA_MAXDIMS], k, n = 0;
     int64_t perm_shape[DA_MAXDIMS], perm_strides[DA_MAXDIMS];
     DeviceArrayObject *permuted, *source;
 
-    if (reduce_in_place_layout(a->ndim, DA_SHAPE(a), reduced, &r->outer, &r->len,
-                               &r->inner)) {
+    if (reduce_in_place_layout(a->ndim, DA_SHAPE(a), reduced, outer, len, inner)) {
         if (source_type == a->typenum && array_is_c_contiguous(a)) {
             Py_INCREF(a);
             return a;
         }
         return copy_contiguous_as(a, source_type);
     }
-    r->outer = r->len = r->inner = 1;
+    *outer = *len = *inner = 1;
     for (k = 0; k < a->ndim; k++) {
         if (!reduced[k]) {
             perm[n++] = k;
-            r->outer *= DA_SHAPE(a)[k];
+            *outer *= DA_SHAPE(a)[k];
         }
     }
     for (k = 0; k < a->ndim; k++) {
         if (reduced[k]) {
             perm[n++] = k;
-            r->len *= DA_SHAPE(a)[k];
+            *len *= DA_SHAPE(a)[k];
         }
     }
     for (k = 0; k < a->ndim; k++) {
@@ -268,7 +265,8 @@ reduce_run(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keepdi
             source = a;
             Py_INCREF(source);
         }
-        else if ((source = reduce_source(a, reduced, source_type, &r)) == NULL) {
+        else if ((source = reduce_source(a, reduced, source_type, &r.outer, &r.len,
+                                         &r.inner)) == NULL) {
             goto error;
         }
         r.in = source->data;

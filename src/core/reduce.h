@@ -30,6 +30,15 @@ PyObject *reduce_logical(DeviceArrayObject *a, int op, PyObject *axis, int keepd
 PyObject *reduce_sum(DeviceArrayObject *a, PyObject *axis, int typenum,
                      int keepdims);
 
+/* The contiguous source of a reduction of `a` over the `reduced` axes
+   (ndim flags), read as dtype source_type, and its layout as da_reduce's
+   (kernels/launch.h): `a` itself (a new reference) when it is
+   C-contiguous of that dtype and the reduced axes of size > 1 are
+   adjacent, else a contiguous copy (with the reduced axes last when they
+   are not adjacent).  a->size > 0.  NULL with an exception. */
+DeviceArrayObject *reduce_source(DeviceArrayObject *a, const int *reduced, int source_type,
+                                 int64_t *outer, int64_t *len, int64_t *inner);
+
 /* Fill `reduced` (ndim flags) from axis = None / int / tuple, raising
    NumPy's AxisError or ValueError (duplicates).  0 or -1. */
 int reduce_parse_axes(PyObject *axis, int ndim, int *reduced);

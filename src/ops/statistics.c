@@ -2,9 +2,14 @@
  * The statistical functions of the standard as Python calls: see
  * statistics.h.
  *
- * max, min and prod are reduce_apply calls.  The others are compositions
- * of reductions and elementwise ops on x's backend, in NumPy's order so
- * the host backend matches NumPy (numpy/_core/_methods.py):
+ * max, min and prod are reduce_apply calls.  var and std of real x on
+ * CUDA read x once: the moments kernel (da_moments, kernels/moments.cu)
+ * gives the variance, in float32 for float16 (rounded to float16 after)
+ * and float32, else float64, over the layout reduce_source gives (x in
+ * place, or one contiguous copy); std is its square root, taken in
+ * place.  Everything else is a composition of reductions and elementwise
+ * ops on x's backend, in NumPy's order so the host backend matches NumPy
+ * (numpy/_core/_methods.py):
  *   mean(x)          sum(x, dtype=w) / n
  *   var(x)           m = sum(x, keepdims) / n in v; d = x - m;
  *                    sum(d * d) / max(n - correction, 0)  (for complex d,
@@ -15,10 +20,12 @@
  * dtype of mean: float64 for bool and integers, float32 for float16 (the
  * result is cast back to float16, as NumPy does), else x's dtype; and v
  * var's: float64 for bool and integers, else x's dtype (float16 too, as
- * NumPy).  Divisions of complex64 happen in complex128, as NumPy's by an
- * intp count do.  Dividing by a
- * zero count gives NaN or inf, as NumPy (which also warns) does.  Every
- * temporary is a DeviceArray freed on return.
+ * NumPy).  Divisions by the count of float16 happen in float32 and of
+ * complex64 in complex128, as NumPy's by an intp count do in float64 and
+ * complex128 (the same quotients, rounded once).  Dividing by a zero
+ * count gives NaN or inf, as NumPy (which also warns) does; so do the
+ * empty reductions and empty arrays, which take the composition on both
+ * backends.  Every temporary is a DeviceArray freed on return.
  */
 #include "ops/statistics.h"
 
@@ -28,6 +35,7 @@
 #include "core/elementwise.h"
 #include "core/reduce.h"
 #include "ops/ufunc.h"
+#include "runtime/backend.h"
 
 /* The working dtype of mean/var/std for x's dtype (see the top). */
 static int
@@ -63,9 +71,12 @@ statistics_count(DeviceArrayObject *x, PyObject *axis)
 }
 
 /* a /= value (a Python float), in place.  NumPy divides by its count, an
-   intp, which promotes complex64 to complex128: a complex64 `a` is divided
-   there and rounded back, so the host matches NumPy bit for bit (for the
-   real dtypes the wider division rounds to the same value).  0 or -1. */
+   intp, which promotes float16 to float64 and complex64 to complex128: a
+   float16 `a` is divided in float32 and a complex64 one in complex128,
+   then rounded back, so the host matches NumPy bit for bit (float32 has
+   the bits for a float16 quotient to round once, and for the other real
+   dtypes the wider division rounds to the same value); a float16 count
+   itself would be inf past 65504.  0 or -1. */
 static int
 statistics_scale(PyObject *a, int op, double value)
 {
@@ -76,8 +87,9 @@ statistics_scale(PyObject *a, int op, double value)
     if (scalar == NULL) {
         return -1;
     }
-    if (target->typenum == DA_COMPLEX64) {
-        wide = copy_cast(target, DA_COMPLEX128);
+    if (target->typenum == DA_COMPLEX64 || target->typenum == DA_FLOAT16) {
+        wide = copy_cast(target,
+                         target->typenum == DA_FLOAT16 ? DA_FLOAT32 : DA_COMPLEX128);
         if (wide == NULL) {
             goto error;
         }
@@ -136,6 +148,50 @@ statistics_mean_in(DeviceArrayObject *x, PyObject *axis, int typenum, int keepdi
     return s;
 }
 
+/* The variance of real, non-empty x on CUDA over axis in one read (see
+   the top), in var's dtype. */
+static PyObject *
+statistics_var_moments(DeviceArrayObject *x, PyObject *axis, double correction,
+                       int keepdims)
+{
+    int reduced[DA_MAXDIMS], k, ndim = 0;
+    int64_t shape[DA_MAXDIMS];
+    DeviceArrayObject *source = NULL, *result = NULL;
+    da_moments m;
+
+    if (reduce_parse_axes(axis, x->ndim, reduced) < 0 || array_activate(x) < 0) {
+        return NULL;
+    }
+    for (k = 0; k < x->ndim; k++) {
+        if (!reduced[k] || keepdims) {
+            shape[ndim++] = reduced[k] ? 1 : DA_SHAPE(x)[k];
+        }
+    }
+    m.in_typenum = x->typenum;
+    m.acc_typenum = da_moments_accumulator(x->typenum);
+    m.correction = correction;
+    result = array_new(x->backend, m.acc_typenum, ndim, shape);
+    if (result == NULL) {
+        goto error;
+    }
+    source = reduce_source(x, reduced, x->typenum, &m.outer, &m.len, &m.inner);
+    if (source == NULL) {
+        goto error;
+    }
+    m.in = source->data;
+    m.out = result->data;
+    if (backend_moments(x->backend, &m) < 0) {
+        goto error;
+    }
+    Py_DECREF(source);
+    return statistics_finish(x, (PyObject *)result);
+
+error:
+    Py_XDECREF(source);
+    Py_XDECREF(result);
+    return NULL;
+}
+
 /* The variance of x over axis (real for complex x): in x's dtype when it
    is inexact, else float64. */
 static PyObject *
@@ -148,6 +204,10 @@ statistics_var_of(DeviceArrayObject *x, PyObject *axis, double correction, int k
 
     if (n < 0) {
         return NULL;
+    }
+    if (x->backend == DA_BACKEND_CUDA && x->size > 0 &&
+        da_moments_accumulator(x->typenum) >= 0) {
+        return statistics_var_moments(x, axis, correction, keepdims);
     }
     /* NumPy's var works in x's dtype when it is inexact, float16 too */
     mean = statistics_mean_in(x, axis,

@@ -279,6 +279,28 @@ backend_argreduce_call(void *temp, size_t *temp_bytes, const void *args,
 }
 #endif
 
+#ifdef DEVARRAY_HAVE_CUDA
+static cudaError_t
+backend_moments_call(void *temp, size_t *temp_bytes, const void *args, cudaStream_t stream)
+{
+    return da_cuda_moments(temp, temp_bytes, (const da_moments *)args, stream);
+}
+#endif
+
+int
+backend_moments(int backend, const da_moments *m)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        return backend_two_phase(backend_moments_call, m, "moments kernel");
+    }
+#else
+    (void)backend;
+    (void)m;
+#endif
+    return host_contract_error("moments");
+}
+
 int
 backend_scan(int backend, int op, int typenum, const void *in, void *out,
              int64_t nsegments, int64_t seglen)

@@ -70,6 +70,10 @@ int backend_unique_scatter(int backend, const da_unique *u);
    from the pool. */
 int backend_reduce(int backend, const da_reduce *r);
 
+/* The variances of kernels/launch.h's da_moments on `backend` (CUDA only:
+   the host composes var of reductions); temporary storage from the pool. */
+int backend_moments(int backend, const da_moments *m);
+
 /* Wait for all queued work on `backend` (releases the GIL). */
 int backend_synchronize(int backend);
 
