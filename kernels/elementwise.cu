@@ -5,25 +5,31 @@
  *   - move (here): COPY between arrays of one dtype moves the bits
  *     (NumPy's copy: bool bytes and NaN payloads kept), cudaMemcpyAsync
  *     when both are contiguous, a tiled kernel per itemsize when the copy
- *     transposes (transpose.cuh), else a strided kernel per itemsize.  COPY
- *     of a scalar into a contiguous output is a fill kernel per itemsize
- *     (the scalar is converted once, on the host, by the same
- *     da_store_<class>).
+ *     transposes (transpose.cuh), else a strided kernel per itemsize
+ *     (kMovePer loads in flight per thread, offsets stepped along the last
+ *     dimension).  COPY of a scalar into a contiguous output is a fill
+ *     kernel per itemsize (the scalar is converted once, on the host, by
+ *     the same da_store_<class>).
  *   - contiguous (elementwise.cuh): ndim <= 1, every array operand
  *     contiguous and of one dtype of the op's class, the output contiguous
  *     and of the loop's result dtype for it (the operands' own, bool for
  *     comparisons and predicates, float for abs/real/imag of complex);
- *     scalar operands allowed.  A kernel per (op, operand dtype) moves
- *     16-byte input vectors, and the matching output elements as one
- *     vector, over the body where every array is aligned at the same
- *     element, and single elements for the head before and the tail after
- *     it.  32-bit indices; the launcher cuts problems of more than 2^30
- *     elements into chunks.
+ *     scalar operands allowed.  A binary op over 2-D rows contiguous in
+ *     every array, or broadcast along them (`m + v`, `c[:, None] + m`),
+ *     runs the same kernel a grid row per matrix row, a broadcast element
+ *     loaded once per row as a scalar.  A kernel per (op, operand dtype) moves
+ *     16-byte input vectors (8-byte for float16), and the matching output
+ *     elements as one vector, over the body where every array is aligned
+ *     at the same element, and single elements for the head before and
+ *     the tail after it.  32-bit indices; the launcher cuts problems of
+ *     more than 2^30 elements into chunks.
  *   - tiled (transpose.cuh): 2-D or batched 2-D problems where an input
  *     is dense along the output's rows (a + a.T, casts of a.T into C
  *     order), through shared-memory tiles.  A kernel per (op, class).
  *   - strided (elementwise.cuh): everything else (other layouts, mixed
  *     dtypes, casts, outputs of another dtype).  A kernel per (op, class);
+ *     COPY's stages a cast between contiguous arrays through shared memory
+ *     (16-byte loads) and converts it there;
  *     each operand's dtype is switched per element by da_load_<class> (the
  *     same branch in every thread), byte offsets come from the 64-bit
  *     linear index, divided in 32 bits when the problem fits.  Element for
@@ -174,19 +180,77 @@ fill_contiguous(int cls, const da_elementwise *e, cudaStream_t stream)
 
 /* ---- move ------------------------------------------------------------ */
 
+/* Elements each thread of the strided move handles per pass, at
+   kBlockThreads apart: their loads are issued before the first store. */
+constexpr int kMovePer = 4;
+
+/* operand_offsets for the move kernel, and i's coordinate along the last
+   dimension, out of line: its four call sites would otherwise be four
+   copies of the divisions in each of the five kernels. */
+static __device__ __noinline__ uint64_t
+move_offsets(const da_elementwise &e, uint64_t i, uint64_t extent, int64_t off[2])
+{
+    operand_offsets<1>(e, i, off);
+    return i % extent;
+}
+
+/* out = in elementwise, bits moved.  Along the last dimension the offsets
+   of a thread's next element are its last ones plus kBlockThreads strides,
+   so the division by the shape happens once per pass (and again only
+   where the row ends).  The offsets come first, in a loop that is not
+   unrolled (one call site of move_offsets) and keeps them in registers by
+   constant indices; then the loads, all in flight; then the stores. */
 template <typename S>
 static __global__ void __launch_bounds__(kBlockThreads)
 strided_move_kernel(const __grid_constant__ da_elementwise e)
 {
     const uint64_t n = (uint64_t)e.size;
-    const uint64_t step = (uint64_t)gridDim.x * kBlockThreads;
-    uint64_t i;
+    const uint64_t per_block = (uint64_t)kBlockThreads * kMovePer;
+    const int last = e.ndim > 0 ? e.ndim - 1 : 0;
+    const uint64_t extent = e.ndim > 0 ? (uint64_t)e.shape[last] : 1;
+    const int64_t out_step = kBlockThreads * e.out.strides[last];
+    const int64_t in_step = kBlockThreads * e.in[0].strides[last];
+    uint64_t base;
 
-    for (i = (uint64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
-        int64_t off[2];
-        operand_offsets<1>(e, i, off);
-        *reinterpret_cast<S *>(e.out.data + off[0]) =
-            *reinterpret_cast<const S *>(e.in[0].data + off[1]);
+    for (base = blockIdx.x * per_block; base < n; base += gridDim.x * per_block) {
+        int64_t off[2] = {0, 0}, in_off[kMovePer], out_off[kMovePer];
+        uint64_t coord = 0;
+        S v[kMovePer];
+        int k;
+#pragma unroll 1
+        for (k = 0; k < kMovePer; k++) {
+            const uint64_t i = base + k * kBlockThreads + threadIdx.x;
+            if (i >= n) {
+                break;
+            }
+            if (k > 0 && coord + kBlockThreads < extent) {
+                coord += kBlockThreads;
+                off[0] += out_step;
+                off[1] += in_step;
+            }
+            else {
+                coord = move_offsets(e, i, extent, off);
+            }
+#pragma unroll
+            for (int m = 0; m < kMovePer; m++) {
+                if (m == k) {
+                    in_off[m] = off[1];
+                    out_off[m] = off[0];
+                }
+            }
+        }
+#pragma unroll
+        for (k = 0; k < kMovePer; k++) {
+            if (base + k * kBlockThreads + threadIdx.x < n) {
+                v[k] = *reinterpret_cast<const S *>(e.in[0].data + in_off[k]);
+            }
+        }
+#pragma unroll
+        for (k = 0; k < kMovePer; k++) {
+            if (base + k * kBlockThreads + threadIdx.x < n) {
+                *reinterpret_cast<S *>(e.out.data + out_off[k]) = v[k];
+            }
+        }
     }
 }
 
@@ -202,7 +266,7 @@ launch_strided_move(const da_elementwise *e, cudaStream_t stream)
     if (err != cudaSuccess || tiled) {
         return err;
     }
-    err = grid_blocks(e->size, &blocks);
+    err = grid_blocks((e->size + kMovePer - 1) / kMovePer, &blocks);
     if (err != cudaSuccess) {
         return err;
     }

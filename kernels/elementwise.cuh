@@ -105,26 +105,60 @@ has_vector_kernel(int op, int typenum)
     return op != DA_OP_COPY && typenum >= 0;
 }
 
+/* Whether (op, dtype) has the rows mode of its contiguous kernel: the
+   arithmetic, comparisons, maximum and minimum of float32 and float64, the
+   broadcasts users write most (`m + v`, `m - c[:, None]`, `m > v`).  The rows loop costs about 1.3 KB of machine code per kernel
+   and the wheel has a size limit, so the other pairs keep one row and take
+   the strided kernel for 2-D problems. */
+static __host__ __device__ constexpr bool
+has_rows_kernel(int op, int typenum)
+{
+    return (op == DA_OP_ADD || op == DA_OP_SUB || op == DA_OP_MUL || op == DA_OP_DIV ||
+            op == DA_OP_MAXIMUM || op == DA_OP_MINIMUM || op == DA_OP_EQUAL ||
+            op == DA_OP_NOT_EQUAL || op == DA_OP_LESS || op == DA_OP_LESS_EQUAL ||
+            op == DA_OP_GREATER || op == DA_OP_GREATER_EQUAL) &&
+           (typenum == DA_FLOAT32 || typenum == DA_FLOAT64);
+}
+
+/* float16 kernels load 8-byte vectors: each element is converted to float
+   and back around its op, and a 16-byte vector's eight inlined copies of a
+   function's code made the float16 kernels a quarter of the float32
+   unit's machine code.  (Computing a 16-byte vector in passes over parts
+   of it, selected per pass, kept the code small but ran at half the
+   speed.) */
+constexpr int kHalfVectorBytes = 8;
+
 /* The compile-time shape of a contiguous kernel: inputs of dtype Typenum
    (class Cls), the result of dtype OutTypenum; kPer elements per thread,
-   enough for a 16-byte input vector and an output vector of >= 4 bytes. */
+   enough for a 16-byte input vector (8 bytes of float16) and an output
+   vector of >= 4 bytes. */
 template <int Op, int Typenum>
 struct contiguous_shape {
     typedef typename dtype_traits<Typenum>::storage S;
     static constexpr int cls = dtype_traits<Typenum>::cls;
     static constexpr int out_typenum = result_typenum(op_fn<Op, cls>::result, Typenum);
     typedef typename dtype_traits<out_typenum>::storage SO;
-    static constexpr int by_input = kVectorBytes / (int)sizeof(S);
+    static constexpr int by_input =
+        (Typenum == DA_FLOAT16 ? kHalfVectorBytes : kVectorBytes) / (int)sizeof(S);
     static constexpr int by_output = 4 / (int)sizeof(SO);
     static constexpr int per_vector = by_input > by_output ? by_input : by_output;
     static_assert(sizeof(SO) <= sizeof(S), "a result wider than its operands");
 };
 
+/* A contiguous kernel's problem: `rows` rows of the same contiguous
+   layout, row r of array k starting row_stride[k] bytes (out: k = 0, in[j]:
+   k = j + 1) after row r - 1 (rows == 1 for a one-dimensional problem).  An
+   input whose row is a single element broadcast along it (a column of a
+   matrix, `c[:, None]`) has row_scalar set: its element is loaded once per
+   row and used as a scalar. */
 struct contiguous_args {
     char *out;
     const char *in[2]; /* NULL: the operand is scalar[k] */
     da_scalar scalar[2];
     contiguous_split split;
+    uint32_t rows;
+    bool row_scalar[2];
+    int64_t row_stride[3];
 };
 
 /* out = op(in0[, in1]): inputs of dtype Typenum, the result of the loop's
@@ -150,38 +184,63 @@ contiguous_kernel(const contiguous_args a)
     const uint32_t nvec = (uint32_t)a.split.nvec;
     const uint32_t nrest = (uint32_t)a.split.nrest;
     const uint32_t body_end = head + nvec * kPer;
-    const CT s0 = C::scalar(a.scalar[0]);
-    const CT s1 = C::scalar(a.scalar[1]);
-    const S *in0 = reinterpret_cast<const S *>(a.in[0]);
-    const S *in1 = reinterpret_cast<const S *>(a.in[1]);
-    SO *out = reinterpret_cast<SO *>(a.out);
-    uint32_t v, j;
+    /* only has_rows_kernel pairs go over rows; the others keep one */
+    constexpr bool kRows = has_rows_kernel(Op, Typenum);
+    const uint32_t rows = kRows ? a.rows : 1;
+    uint32_t row, v, j;
 
-    for (v = first; v < nvec; v += step) {
-        const uint32_t i = head + v * kPer;
-        VI x, y;
-        VO r;
-        if (in0 != nullptr) {
-            x = *reinterpret_cast<const VI *>(in0 + i);
+    for (row = blockIdx.y; row < rows; row += gridDim.y) {
+        const S *in0 = reinterpret_cast<const S *>(a.in[0]);
+        const S *in1 = reinterpret_cast<const S *>(a.in[1]);
+        SO *out = reinterpret_cast<SO *>(a.out);
+        CT s0 = C::scalar(a.scalar[0]);
+        CT s1 = C::scalar(a.scalar[1]);
+        if constexpr (kRows) {
+            out = reinterpret_cast<SO *>(a.out + row * a.row_stride[0]);
+            if (in0 != nullptr) {
+                in0 = reinterpret_cast<const S *>(a.in[0] + row * a.row_stride[1]);
+                if (a.row_scalar[0]) {
+                    s0 = C::load(in0, Typenum);
+                    in0 = nullptr;
+                }
+            }
+            if (in1 != nullptr) {
+                in1 = reinterpret_cast<const S *>(a.in[1] + row * a.row_stride[2]);
+                if (a.row_scalar[1]) {
+                    s1 = C::load(in1, Typenum);
+                    in1 = nullptr;
+                }
+            }
         }
-        if (kBinary && in1 != nullptr) {
-            y = *reinterpret_cast<const VI *>(in1 + i);
-        }
+        for (v = first; v < nvec; v += step) {
+            const uint32_t i = head + v * kPer;
+            VI x, y;
+            VO r;
+            if (in0 != nullptr) {
+                x = *reinterpret_cast<const VI *>(in0 + i);
+            }
+            if (kBinary && in1 != nullptr) {
+                y = *reinterpret_cast<const VI *>(in1 + i);
+            }
 #pragma unroll
-        for (int k = 0; k < kPer; k++) {
-            const CT va = in0 != nullptr ? C::load(&x.e[k], Typenum) : s0;
-            const CT vb = !kBinary ? va : in1 != nullptr ? C::load(&y.e[k], Typenum) : s1;
-            store_value(&r.e[k], kOut, F::apply(va, vb));
+            for (int k = 0; k < kPer; k++) {
+                const CT va = in0 != nullptr ? C::load(&x.e[k], Typenum) : s0;
+                const CT vb = !kBinary ? va : in1 != nullptr ? C::load(&y.e[k], Typenum) : s1;
+                store_value(&r.e[k], kOut, F::apply(va, vb));
+            }
+            *reinterpret_cast<VO *>(out + i) = r;
         }
-        *reinterpret_cast<VO *>(out + i) = r;
-    }
-    for (j = first; j < nrest; j += step) {
-        const uint32_t i = j < head ? j : body_end + (j - head);
-        const CT va = in0 != nullptr ? C::load(in0 + i, Typenum) : s0;
-        const CT vb = !kBinary ? va : in1 != nullptr ? C::load(in1 + i, Typenum) : s1;
-        store_value(out + i, kOut, F::apply(va, vb));
+        for (j = first; j < nrest; j += step) {
+            const uint32_t i = j < head ? j : body_end + (j - head);
+            const CT va = in0 != nullptr ? C::load(in0 + i, Typenum) : s0;
+            const CT vb = !kBinary ? va : in1 != nullptr ? C::load(in1 + i, Typenum) : s1;
+            store_value(out + i, kOut, F::apply(va, vb));
+        }
     }
 }
+
+/* CUDA's limit on gridDim.y: rows beyond it are a grid-stride loop */
+constexpr uint32_t kMaxGridRows = 65535;
 
 template <int Op, int Typenum>
 static cudaError_t
@@ -190,10 +249,14 @@ launch_contiguous(const da_elementwise *e, cudaStream_t stream)
     typedef contiguous_shape<Op, Typenum> Shape;
     const int in_size = (int)sizeof(typename Shape::S);
     const int out_size = (int)sizeof(typename Shape::SO);
+    /* rows: a two-dimensional problem (contiguous_operand_typenum); its rows
+       are never chunked (each is below 2^30 elements) */
+    const bool by_rows = e->ndim == 2;
+    const int64_t total = by_rows ? e->shape[1] : e->size;
     int64_t start;
 
-    for (start = 0; start < e->size; start += kChunkElements) {
-        const int64_t n = e->size - start < kChunkElements ? e->size - start : kChunkElements;
+    for (start = 0; start < total; start += kChunkElements) {
+        const int64_t n = total - start < kChunkElements ? total - start : kChunkElements;
         contiguous_args a;
         const char *arrays[3];
         int itemsizes[3];
@@ -202,13 +265,17 @@ launch_contiguous(const da_elementwise *e, cudaStream_t stream)
         cudaError_t err;
 
         a.out = e->out.data + start * out_size;
+        a.rows = by_rows ? (uint32_t)e->shape[0] : 1;
+        a.row_stride[0] = by_rows ? e->out.strides[0] : 0;
         arrays[narrays] = a.out;
         itemsizes[narrays++] = out_size;
         for (k = 0; k < 2; k++) {
             a.in[k] = k < e->nin && e->in[k].data != nullptr ? e->in[k].data + start * in_size
                                                              : nullptr;
             a.scalar[k] = e->in[k].scalar;
-            if (a.in[k] != nullptr) {
+            a.row_scalar[k] = by_rows && a.in[k] != nullptr && e->in[k].strides[1] == 0;
+            a.row_stride[k + 1] = by_rows && a.in[k] != nullptr ? e->in[k].strides[0] : 0;
+            if (a.in[k] != nullptr && !a.row_scalar[k]) {
                 arrays[narrays] = a.in[k];
                 itemsizes[narrays++] = in_size;
             }
@@ -219,7 +286,9 @@ launch_contiguous(const da_elementwise *e, cudaStream_t stream)
         if (err != cudaSuccess) {
             return err;
         }
-        contiguous_kernel<Op, Typenum><<<blocks, kBlockThreads, 0, stream>>>(a);
+        contiguous_kernel<Op, Typenum>
+            <<<dim3(blocks, a.rows < kMaxGridRows ? a.rows : kMaxGridRows), kBlockThreads, 0,
+               stream>>>(a);
         err = cudaGetLastError();
         if (err != cudaSuccess) {
             return err;
@@ -248,16 +317,46 @@ struct contiguous_typed {
     }
 };
 
+/* Whether the two-dimensional problem e is rows a contiguous kernel can
+   take (for an (op, dtype) of has_rows_kernel): a binary op whose output
+   and array operands are contiguous along their
+   rows, or broadcast along them (stride 0: a column `c[:, None]`), each
+   row of at least kMinRow elements and below 2^30, fewer than 2^32 rows,
+   and every row starting where row 0 does modulo kLineBytes, so that one
+   head / body / tail split serves them all. */
+constexpr int64_t kMinRow = 64;
+
+static inline bool
+is_rows_problem(int op, const da_elementwise *e)
+{
+    int k;
+
+    if (da_op_nin(op) != 2 || e->ndim != 2 || e->shape[1] < kMinRow ||
+        e->shape[1] > kChunkElements || e->shape[0] > (int64_t)UINT32_MAX ||
+        e->out.strides[1] != da_itemsize(e->out.typenum) || e->out.strides[0] % kLineBytes != 0) {
+        return false;
+    }
+    for (k = 0; k < e->nin; k++) {
+        const da_operand *in = &e->in[k];
+        if (in->data != nullptr && in->strides[1] != 0 &&
+            (in->strides[1] != da_itemsize(in->typenum) || in->strides[0] % kLineBytes != 0)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The dtype of the array operands when the problem fits a contiguous
-   kernel of (op, cls): one dimension (or none), every array operand
-   contiguous and of one dtype of class cls with a vectorised kernel, the
-   output contiguous and of the loop's result dtype for it; else -1. */
+   kernel of (op, cls): one dimension (or none) with every array operand
+   contiguous, or rows (is_rows_problem); the arrays of one dtype of class
+   cls with a vectorised kernel, the output of the loop's result dtype for
+   it; else -1. */
 static inline int
 contiguous_operand_typenum(int op, int cls, int result, const da_elementwise *e)
 {
     int typenum = -1, k;
 
-    if (e->ndim > 1) {
+    if (e->ndim > 1 && !is_rows_problem(op, e)) {
         return -1;
     }
     for (k = 0; k < e->nin; k++) {
@@ -272,6 +371,7 @@ contiguous_operand_typenum(int op, int cls, int result, const da_elementwise *e)
         typenum = in->typenum;
     }
     if (typenum < 0 || (int)da_class_of(typenum) != cls || !has_vector_kernel(op, typenum) ||
+        (e->ndim > 1 && !has_rows_kernel(op, typenum)) ||
         e->out.typenum != result_typenum(result, typenum) ||
         (e->ndim == 1 && e->out.strides[0] != da_itemsize(e->out.typenum))) {
         return -1;
@@ -340,6 +440,161 @@ load_operand(const da_operand &operand, int64_t offset)
                                    : class_traits<Cls>::scalar(operand.scalar);
 }
 
+/* Bytes of input each pass of a contiguous cast stages in shared memory:
+   four 16-byte loads per thread, all in flight before the first
+   conversion. */
+constexpr int kCastTileBytes = 16384;
+constexpr int kCastLoads = kCastTileBytes / 16 / kBlockThreads;
+
+/* Whether e is a cast whose operands are both contiguous: COPY of an array
+   of another dtype (move() in elementwise.cu has the same-dtype copies),
+   ndim <= 1 at unit strides, in one chunk of 32-bit indices. */
+static __host__ __device__ inline bool
+is_contiguous_cast(const da_elementwise *e)
+{
+    return e->in[0].data != nullptr && e->in[0].typenum != e->out.typenum &&
+           e->size <= kChunkElements &&
+           (e->ndim == 0 ||
+            (e->ndim == 1 && e->out.strides[0] == da_itemsize(e->out.typenum) &&
+             e->in[0].strides[0] == da_itemsize(e->in[0].typenum)));
+}
+
+/* The output dtypes whose stores a class's cast compiles inline, up to two
+   (-1: none): the dtypes its common casts make (none for bool and the
+   unsigned integers: the wheel's size limit).  Others go through
+   store_element. */
+static __host__ __device__ constexpr int
+cast_inline_output(int cls, int k)
+{
+    return cls == DA_CLASS_SINT   ? (k == 0 ? (int)DA_INT32 : (int)DA_INT64)
+           : cls == DA_CLASS_F32  ? (k == 0 ? (int)DA_FLOAT32 : (int)DA_FLOAT16)
+           : cls == DA_CLASS_F64  ? (k == 0 ? (int)DA_FLOAT64 : -1)
+           : cls == DA_CLASS_C64  ? (k == 0 ? (int)DA_COMPLEX64 : -1)
+           : cls == DA_CLASS_C128 ? (k == 0 ? (int)DA_COMPLEX128 : -1)
+                                  : -1;
+}
+
+/* The input dtype whose loads a class's cast compiles inline (-1: none):
+   float32 for F32, the source of float32 -> float16, the narrowing cast
+   that moves the fewest bytes per element (PyTorch runs it at copy
+   bandwidth; through load_element it took 1.5x PyTorch's time). */
+static __host__ __device__ constexpr int
+cast_inline_input(int cls)
+{
+    return cls == DA_CLASS_F32 ? (int)DA_FLOAT32 : -1;
+}
+
+/* out[j] = the staged element j converted, j < count: loaded inline when
+   In >= 0 (the input's dtype), else by load_element; stored inline when
+   Out >= 0 (the output's dtype), else by store_element.  Not unrolled:
+   each copy of a call costs about 500 bytes of machine code. */
+template <int Cls, int In, int Out>
+static __device__ __forceinline__ void
+convert_staged(const char *staged, uint32_t in_size, int in_typenum, char *out,
+               int out_typenum, uint32_t count)
+{
+    uint32_t j;
+#pragma unroll 1
+    for (j = threadIdx.x; j < count; j += kBlockThreads) {
+        typename class_traits<Cls>::type v;
+        if constexpr (In >= 0) {
+            v = class_traits<Cls>::load(
+                staged + (size_t)j * sizeof(typename dtype_traits<In>::storage), In);
+        }
+        else {
+            v = load_element<Cls>(staged + j * in_size, in_typenum);
+        }
+        if constexpr (Out >= 0) {
+            store_value(out + (size_t)j * sizeof(typename dtype_traits<Out>::storage), Out, v);
+        }
+        else {
+            store_element(out + (size_t)j * da_itemsize(out_typenum), out_typenum, v);
+        }
+    }
+}
+
+/* convert_staged with the output dtype chosen: inline for the class's
+   common ones, else through store_element. */
+template <int Cls, int In>
+static __device__ __forceinline__ void
+convert_staged_to(const char *staged, uint32_t in_size, int in_typenum, char *out,
+                  int out_typenum, uint32_t count)
+{
+    constexpr int kOut0 = cast_inline_output(Cls, 0), kOut1 = cast_inline_output(Cls, 1);
+    if constexpr (kOut0 >= 0 && kOut0 != In) {
+        if (out_typenum == kOut0) {
+            convert_staged<Cls, In, kOut0>(staged, in_size, in_typenum, out, out_typenum, count);
+            return;
+        }
+    }
+    if constexpr (kOut1 >= 0 && kOut1 != In) {
+        if (out_typenum == kOut1) {
+            convert_staged<Cls, In, kOut1>(staged, in_size, in_typenum, out, out_typenum, count);
+            return;
+        }
+    }
+    convert_staged<Cls, In, -1>(staged, in_size, in_typenum, out, out_typenum, count);
+}
+
+/* The strided COPY kernel's route for a contiguous cast: each pass copies a
+   tile of the input's bytes into shared memory with 16-byte loads, then
+   converts it element by element with the kernel's own load_element and
+   store_element (a new kernel would carry a second copy of the
+   conversions, about 13 KB of machine code per class and architecture),
+   inline instead for float32 inputs of F32 and the classes' common
+   outputs.  The element-per-thread loop has one
+   narrow load in flight per thread; this has kCastLoads wide ones. */
+template <int Cls>
+static __device__ __forceinline__ void
+cast_tiles(const da_elementwise &e)
+{
+    __shared__ uint4 tile[kCastTileBytes / 16];
+    const int in_typenum = e.in[0].typenum, out_typenum = e.out.typenum;
+    const uint32_t in_size = (uint32_t)da_itemsize(in_typenum);
+    const uint32_t out_size = (uint32_t)da_itemsize(out_typenum);
+    const uint32_t per_tile = kCastTileBytes / in_size;
+    const uint32_t n = (uint32_t)e.size;
+    const bool wide = (uintptr_t)e.in[0].data % 16 == 0;
+    char *staged = reinterpret_cast<char *>(tile);
+    uint32_t base;
+
+    for (base = blockIdx.x * per_tile; base < n; base += gridDim.x * per_tile) {
+        const uint32_t count = n - base < per_tile ? n - base : per_tile;
+        const uint32_t bytes = count * in_size;
+        const char *src = e.in[0].data + (size_t)base * in_size;
+        char *dst = e.out.data + (size_t)base * out_size;
+        uint32_t b;
+
+        if (wide && bytes == (uint32_t)kCastTileBytes) {
+            const uint4 *words = reinterpret_cast<const uint4 *>(src);
+            uint4 w[kCastLoads];
+#pragma unroll
+            for (int k = 0; k < kCastLoads; k++) {
+                w[k] = words[k * kBlockThreads + threadIdx.x];
+            }
+#pragma unroll
+            for (int k = 0; k < kCastLoads; k++) {
+                tile[k * kBlockThreads + threadIdx.x] = w[k];
+            }
+        }
+        else {
+#pragma unroll 1
+            for (b = threadIdx.x; b < bytes; b += kBlockThreads) {
+                staged[b] = src[b];
+            }
+        }
+        __syncthreads();
+        if (cast_inline_input(Cls) >= 0 && in_typenum == cast_inline_input(Cls)) {
+            convert_staged_to<Cls, cast_inline_input(Cls)>(staged, in_size, in_typenum, dst,
+                                                           out_typenum, count);
+        }
+        else {
+            convert_staged_to<Cls, -1>(staged, in_size, in_typenum, dst, out_typenum, count);
+        }
+        __syncthreads();
+    }
+}
+
 template <int Op, int Cls>
 static __global__ void __launch_bounds__(kBlockThreads)
 strided_kernel(const __grid_constant__ da_elementwise e)
@@ -351,6 +606,12 @@ strided_kernel(const __grid_constant__ da_elementwise e)
     const uint64_t step = (uint64_t)gridDim.x * kBlockThreads;
     uint64_t i;
 
+    if constexpr (Op == DA_OP_COPY) {
+        if (is_contiguous_cast(&e)) {
+            cast_tiles<Cls>(e);
+            return;
+        }
+    }
     for (i = (uint64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
         int64_t off[1 + kNin];
         operand_offsets<kNin>(e, i, off);
@@ -376,7 +637,8 @@ namespace da {
 /* ---- one (op, class) ------------------------------------------------- */
 
 /* The contiguous kernel when the problem fits one, else the tiled one when
-   it transposes, else the strided one. */
+   it transposes, else the strided one (whose COPY kernel stages contiguous
+   casts through shared memory, a block per tile). */
 template <int Op, int Cls>
 static cudaError_t
 launch_op(const da_elementwise *e, cudaStream_t stream)
@@ -389,6 +651,17 @@ launch_op(const da_elementwise *e, cudaStream_t stream)
     if (typenum >= 0) {
         contiguous_typed<Op, Cls> typed = {e, stream};
         return dispatch_dtype(typenum, typed);
+    }
+    if (Op == DA_OP_COPY && is_contiguous_cast(e)) {
+        /* the strided kernel's cast route: a block per tile */
+        err = grid_blocks((e->size * da_itemsize(e->in[0].typenum) + kCastTileBytes - 1) /
+                              kCastTileBytes * kBlockThreads,
+                          &blocks);
+        if (err != cudaSuccess) {
+            return err;
+        }
+        strided_kernel<Op, Cls><<<blocks, kBlockThreads, 0, stream>>>(*e);
+        return cudaGetLastError();
     }
     err = launch_tiled<Op, Cls>(e, stream, &tiled);
     if (err != cudaSuccess || tiled) {
