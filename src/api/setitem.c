@@ -6,8 +6,10 @@
  * view's backend, and one elementwise COPY (a cast where the dtypes differ)
  * fills the view.  A key with array indices (array_index.c) fills a new
  * array of the selection's shape the same way, then scatters it into self
- * after every index has been checked.  Every check and conversion happens
- * before the first write, so a refused assignment leaves self as it was.
+ * after every index has been checked; a Python scalar into a bool mask of
+ * self's shape is one where() pass in place instead (select.c).  Every
+ * check and conversion happens before the first write, so a refused
+ * assignment leaves self as it was.
  *
  * Ownership: the view, a converted value and a copy of an overlapping
  * source are new references released before setitem_assign returns; they
@@ -17,6 +19,7 @@
 
 #include "core/array.h"
 #include "ops/array_index.h"
+#include "ops/select.h"
 #include "interop/buffer_in.h"
 #include "interop/cai.h"
 #include "core/copy.h"
@@ -169,6 +172,23 @@ setitem_value_array(DeviceArrayObject *target, PyObject *value)
     return sequence_in_array(value, target->typenum, target->backend);
 }
 
+/* The key as a bool mask of self's shape on self's backend and device, a
+   borrowed reference, or NULL (no exception) for any other key. */
+static DeviceArrayObject *
+setitem_whole_mask(const DeviceArrayObject *self, PyObject *key)
+{
+    PyObject *sole = PyTuple_Check(key) && PyTuple_GET_SIZE(key) == 1 ? PyTuple_GET_ITEM(key, 0)
+                                                                      : key;
+    const DeviceArrayObject *m = (const DeviceArrayObject *)sole;
+
+    if (!DeviceArray_Check(sole) || m->typenum != DA_BOOL || m->ndim != self->ndim ||
+        self->ndim == 0 || m->backend != self->backend || m->device != self->device ||
+        memcmp(DA_SHAPE(m), DA_SHAPE(self), sizeof(int64_t) * (size_t)self->ndim) != 0) {
+        return NULL;
+    }
+    return (DeviceArrayObject *)sole;
+}
+
 int
 setitem_assign(DeviceArrayObject *self, PyObject *key, PyObject *value)
 {
@@ -189,6 +209,12 @@ setitem_assign(DeviceArrayObject *self, PyObject *key, PyObject *value)
         return -1;
     }
     memset(&plan, 0, sizeof(plan));
+    if (advanced && scalar_python_kind(value) != 0) {
+        DeviceArrayObject *mask = setitem_whole_mask(self, key);
+        if (mask != NULL) {
+            return select_masked_fill(self, mask, value);
+        }
+    }
     if (advanced) {
         /* the new values of the selected elements, in the result's shape */
         if (array_index_plan_key(self, key, &plan) < 0) {

@@ -2,9 +2,10 @@
  * The host backend of where(): da_host_where (kernels/launch.h) as plain C
  * loops, and the reference for kernels/select.cu.
  *
- * Elements are moved as bits, by a fixed-size memcpy per itemsize (a plain
- * load and store once compiled), so NaN payloads and signed zeros pass
- * unchanged.  A scalar operand is read from its value bytes with stride 0,
+ * Elements are moved as bits, by a fixed-size memmove per itemsize (a
+ * plain load and store once compiled; memmove because out may be x2
+ * itself, in place, which memcpy leaves undefined), so NaN payloads and
+ * signed zeros pass unchanged.  A scalar operand is read from its value bytes with stride 0,
  * so one loop serves arrays and scalars.  The innermost dimension is a
  * plain loop; the outer ones advance like an odometer carrying byte
  * offsets, as host_kernels.c's strided loop does.  Holds no memory.
@@ -23,12 +24,12 @@
         int64_t i;                                                                \
         if (st[0] == S && st[1] == 1 && st[2] == S && st[3] == S) {               \
             for (i = 0; i < n; i++) {                                             \
-                memcpy(out + i * S, cond[i] ? x1 + i * S : x2 + i * S, S);        \
+                memmove(out + i * S, cond[i] ? x1 + i * S : x2 + i * S, S);       \
             }                                                                     \
             return;                                                               \
         }                                                                         \
         for (i = 0; i < n; i++) {                                                 \
-            memcpy(out + i * st[0], cond[i * st[1]] ? x1 + i * st[2] : x2 + i * st[3], \
+            memmove(out + i * st[0], cond[i * st[1]] ? x1 + i * st[2] : x2 + i * st[3], \
                    S);                                                            \
         }                                                                         \
     }

@@ -172,6 +172,19 @@ select_run(DeviceArrayObject *out, DeviceArrayObject *const *arrays,
     return backend_where(out->backend, &w);
 }
 
+int
+select_masked_fill(DeviceArrayObject *self, DeviceArrayObject *mask, PyObject *value)
+{
+    DeviceArrayObject *const arrays[3] = {mask, NULL, self};
+    da_where_value values[2];
+
+    memset(values, 0, sizeof(values));
+    if (scalar_store_python(value, self->typenum, (char *)values[0].bytes) < 0) {
+        return -1;
+    }
+    return select_run(self, arrays, values);
+}
+
 static PyObject *
 select_where(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {

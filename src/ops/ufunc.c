@@ -292,6 +292,27 @@ ufunc_check_output(int op, DeviceArrayObject *out, int result, int ndim,
     return -1;
 }
 
+/* Whether op is pow of an array by the scalar 2, computed in a real class. */
+static int
+ufunc_is_square(int op, DeviceArrayObject *const *arrays, int cls, const da_scalar *scalars)
+{
+    if (op != DA_OP_POW || arrays[0] == NULL || arrays[1] != NULL) {
+        return 0;
+    }
+    switch (cls) {
+        case DA_CLASS_SINT:
+            return scalars[1].s == 2;
+        case DA_CLASS_UINT:
+            return scalars[1].u == 2;
+        case DA_CLASS_F32:
+            return scalars[1].f32 == 2.0f;
+        case DA_CLASS_F64:
+            return scalars[1].f64 == 2.0;
+        default:
+            return 0;
+    }
+}
+
 PyObject *
 ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
 {
@@ -386,6 +407,12 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
         if (out == NULL) {
             return NULL;
         }
+    }
+    if (!fill && ufunc_is_square(op, arrays, cls, scalars)) {
+        /* x ** 2 as x * x, NumPy's fast scalar power: the same bits (one
+           rounding of the exact square), a multiply instead of a pow */
+        op = DA_OP_MUL;
+        arrays[1] = arrays[0];
     }
     if (fill) {
         DeviceArrayObject *none[1] = {NULL};
