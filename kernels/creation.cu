@@ -7,7 +7,9 @@
  * with one instantiation per compute class (arange: the class's arithmetic,
  * any dtype of it stored through da_store_<class>), per real/complex
  * (linspace) or per itemsize (tril/triu moves bits), which keeps this file
- * to 14 kernels for every architecture.  Element counts are 64-bit.
+ * to 14 kernels for every architecture.  tril/triu's grid has a row per
+ * matrix row, so no element divides its index.  Element counts are
+ * 64-bit.
  */
 #include <stdint.h>
 
@@ -68,15 +70,38 @@ struct alignas(16) item16 {
     uint64_t lo, hi;
 };
 
+/* CUDA's limit on gridDim.y: more rows are a grid-stride loop */
+constexpr int64_t kMaxRowBlocks = 65535;
+
+/* Columns each thread of tri_kernel handles in a row. */
+constexpr int64_t kTriColumns = 8;
+
+/* A grid row per matrix row (batch x rows of them), each thread along it
+   handling kTriColumns columns kThreads apart: the row and the diagonal's
+   column come from the grid, with no division per element, and only the
+   kept elements are read. */
 template <typename T>
 __global__ void
 tri_kernel(da_tri t)
 {
-    const T *in = (const T *)t.in;
-    T *out = (T *)t.out;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < t.n;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        out[i] = da_tri_keep(&t, i) ? in[i] : T();
+    const int64_t all_rows = t.n / t.cols;
+    int64_t r, j;
+
+    for (r = blockIdx.y; r < all_rows; r += gridDim.y) {
+        /* row i of its matrix keeps columns j with j - i >= k (upper) or
+           j - i <= k (lower), as da_tri_keep (i + k could overflow) */
+        const int64_t i = r % t.rows;
+        const T *in = (const T *)t.in + r * t.cols;
+        T *out = (T *)t.out + r * t.cols;
+        for (j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < t.cols;
+             j += (int64_t)gridDim.x * blockDim.x) {
+            if (t.upper ? j - i >= t.k : j - i <= t.k) {
+                out[j] = in[j];
+            }
+            else {
+                out[j] = T();
+            }
+        }
     }
 }
 
@@ -137,10 +162,12 @@ da_cuda_linspace(const da_linspace *l, cudaStream_t stream)
 extern "C" cudaError_t
 da_cuda_tri(const da_tri *t, cudaStream_t stream)
 {
-    unsigned int blocks = blocks_for(t->n);
     if (t->n <= 0) {
         return cudaSuccess;
     }
+    const int64_t all_rows = t->n / t->cols;
+    const dim3 blocks(blocks_for((t->cols + kTriColumns - 1) / kTriColumns),
+                      (unsigned int)(all_rows < kMaxRowBlocks ? all_rows : kMaxRowBlocks));
     switch (t->itemsize) {
         case 1:
             tri_kernel<uint8_t><<<blocks, kThreads, 0, stream>>>(*t);

@@ -189,6 +189,17 @@ def test_tril_triu_strided_input(backend, rng):
     assert_values(d, a)
 
 
+
+@pytest.mark.parametrize("shape", [(70001, 3), (3, 300, 700), (600, 600)], ids=str)
+def test_tril_triu_grid(backend, rng, shape):
+    """Shapes past the kernel's blocks: more matrix rows than CUDA's 65,535
+    grid rows, rows longer than a block, batches; offsets past either end."""
+    a = random_array(rng, shape, "float32")
+    d = dev(a)
+    for k in (-(2**62), -700, -1, 0, 2, 650, 2**62):
+        assert_values(devarray.tril(d, k=k), np.tril(a, k=k))
+        assert_values(devarray.triu(d, k=k), np.triu(a, k=k))
+
 # ---- meshgrid -----------------------------------------------------------------
 
 @pytest.mark.parametrize("indexing", ["xy", "ij"])
