@@ -101,6 +101,26 @@ def test_strided_copy(backend, rng, itemsize_dtype, shape):
     assert_values(devarray.asarray(d[step], copy=True), a[step])
 
 
+def test_strided_copy_beyond_32_bit_indices(gpu, rng):
+    """Strided copies of more than 2^32 elements go in pieces of 32-bit
+    indices: blocks of rows when a row fits (65,537 rows of 65,536), and
+    single rows of one dimension fewer when it does not (2 rows of 2^32 +
+    2,053, cut again along the row).  The elements around each cut are
+    compared with NumPy's."""
+    limit = 2**32 - 1 - 1024  # kernels/elementwise.cu's kMoveMaxElements
+    a = np.frombuffer(rng.bytes(65537 * 65552), np.uint8).reshape(65537, 65552)
+    got = devarray.asarray(devarray.to_device(a)[:, 16:], copy=True)
+    cut = limit // 65536
+    for rows in (slice(0, 2), slice(cut - 1, cut + 1), slice(65535, 65537)):
+        assert_values(got[rows], a[rows, 16:])
+    del got
+    n = limit + 2053
+    a = np.frombuffer(rng.bytes(2 * n), np.uint8).reshape(2, n)
+    got = devarray.asarray(devarray.to_device(a)[:, ::-1], copy=True)
+    for row in (0, 1):
+        for start in (0, limit - 1000, n - 1000):
+            assert_values(got[row, start:start + 2000], a[row, ::-1][start:start + 2000])
+
 def rows_operands(rng, dt, rows, cols):
     """(name, NumPy operands, devarray operands) of binary problems that
     arrive as rows: a row vector, a column, both broadcast, a slice of a
