@@ -389,6 +389,15 @@ elementwise_cast_class(int from, int to)
 int
 elementwise_copy(DeviceArrayObject *dst, DeviceArrayObject *src)
 {
+    if (dst->typenum == DA_BOOL && src->typenum != DA_BOOL) {
+        /* a cast to bool is src != 0 (NaN is true, -0.0 false, as NumPy's
+           cast): the comparisons have a vector kernel per input dtype,
+           the casts only a kernel per class */
+        DeviceArrayObject *const ins[2] = {src, NULL};
+        da_scalar zeros[2];
+        memset(zeros, 0, sizeof(zeros));
+        return elementwise_run(DA_OP_NOT_EQUAL, da_class_of(src->typenum), dst, 2, ins, zeros);
+    }
     return elementwise_run(DA_OP_COPY,
                            elementwise_cast_class(src->typenum, dst->typenum),
                            dst, 1, &src, NULL);
