@@ -105,7 +105,7 @@ def test_strided_copy_beyond_32_bit_indices(gpu, rng):
     """Strided copies of more than 2^32 elements go in pieces of 32-bit
     indices: blocks of rows when a row fits (65,537 rows of 65,536), and
     single rows of one dimension fewer when it does not (2 rows of 2^32 +
-    2,053, cut again along the row).  The elements around each cut are
+    1,028, cut again along the row).  The elements around each cut are
     compared with NumPy's."""
     limit = 2**32 - 1 - 1024  # kernels/elementwise.cu's kMoveMaxElements
     a = np.frombuffer(rng.bytes(65537 * 65552), np.uint8).reshape(65537, 65552)
