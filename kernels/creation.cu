@@ -88,19 +88,12 @@ tri_kernel(da_tri t)
     int64_t r, j;
 
     for (r = blockIdx.y; r < all_rows; r += gridDim.y) {
-        /* row i of its matrix keeps columns j with j - i >= k (upper) or
-           j - i <= k (lower), as da_tri_keep (i + k could overflow) */
-        const int64_t i = r % t.rows;
+        const int64_t i = r % t.rows; /* the row within its matrix */
         const T *in = (const T *)t.in + r * t.cols;
         T *out = (T *)t.out + r * t.cols;
         for (j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < t.cols;
              j += (int64_t)gridDim.x * blockDim.x) {
-            if (t.upper ? j - i >= t.k : j - i <= t.k) {
-                out[j] = in[j];
-            }
-            else {
-                out[j] = T();
-            }
+            out[j] = da_tri_keep_at(&t, i, j) ? in[j] : T();
         }
     }
 }

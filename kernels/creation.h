@@ -180,14 +180,20 @@ da_linspace_store_complex(const da_linspace *l, int64_t i, void *p)
 
 /* ---- tril / triu -------------------------------------------------------- */
 
+/* Whether the element in row i, column j of a matrix is kept. */
+DA_HD int
+da_tri_keep_at(const da_tri *t, int64_t i, int64_t j)
+{
+    /* i, j < 2^63 / 2 for any real array, so j - i cannot overflow (as
+       i + k could) */
+    return t->upper ? j - i >= t->k : j - i <= t->k;
+}
+
 /* Whether element `index` (C order) of the stacked matrices is kept. */
 DA_HD int
 da_tri_keep(const da_tri *t, int64_t index)
 {
-    int64_t j = index % t->cols;
-    int64_t i = (index / t->cols) % t->rows;
-    /* i, j < 2^63 / 2 for any real array, so j - i cannot overflow */
-    return t->upper ? j - i >= t->k : j - i <= t->k;
+    return da_tri_keep_at(t, (index / t->cols) % t->rows, index % t->cols);
 }
 
 #endif /* DEVARRAY_KERNELS_CREATION_H_ */
