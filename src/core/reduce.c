@@ -141,6 +141,31 @@ reduce_any_as_bytes(DeviceArrayObject *a, const int *reduced, da_reduce *r)
     return 1;
 }
 
+int64_t
+reduce_result_shape(const DeviceArrayObject *a, PyObject *axis, int keepdims, int *reduced,
+                    int64_t *shape, int *ndim)
+{
+    int64_t len = 1;
+    int k;
+
+    if (reduce_parse_axes(axis, a->ndim, reduced) < 0) {
+        return -1;
+    }
+    *ndim = 0;
+    for (k = 0; k < a->ndim; k++) {
+        if (!reduced[k]) {
+            shape[(*ndim)++] = DA_SHAPE(a)[k];
+        }
+        else {
+            len *= DA_SHAPE(a)[k];
+            if (keepdims) {
+                shape[(*ndim)++] = 1;
+            }
+        }
+    }
+    return len;
+}
+
 DeviceArrayObject *
 reduce_source(DeviceArrayObject *a, const int *reduced, int source_type, int64_t *outer,
               int64_t *len, int64_t *inner)
@@ -189,24 +214,14 @@ reduce_run(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keepdi
            int logical)
 {
     int reduced[DA_MAXDIMS];
-    int64_t out_shape[DA_MAXDIMS], len = 1;
-    int result_type, acc_type, source_type, k, out_ndim = 0;
+    int64_t out_shape[DA_MAXDIMS], len;
+    int result_type, acc_type, source_type, out_ndim;
     DeviceArrayObject *result = NULL, *source = NULL, *acc = NULL;
     da_reduce r;
 
-    if (reduce_parse_axes(axis, a->ndim, reduced) < 0 || array_activate(a) < 0) {
+    len = reduce_result_shape(a, axis, keepdims, reduced, out_shape, &out_ndim);
+    if (len < 0 || array_activate(a) < 0) {
         return NULL;
-    }
-    for (k = 0; k < a->ndim; k++) {
-        if (!reduced[k]) {
-            out_shape[out_ndim++] = DA_SHAPE(a)[k];
-        }
-        else {
-            len *= DA_SHAPE(a)[k];
-            if (keepdims) {
-                out_shape[out_ndim++] = 1;
-            }
-        }
     }
     if (logical) {
         result_type = DA_BOOL;

@@ -30,6 +30,13 @@ PyObject *reduce_logical(DeviceArrayObject *a, int op, PyObject *axis, int keepd
 PyObject *reduce_sum(DeviceArrayObject *a, PyObject *axis, int typenum,
                      int keepdims);
 
+/* Fill `reduced` (ndim flags) from axis as reduce_parse_axes does, and
+   the result's shape and ndim: a's axes less the reduced ones, or with
+   them as 1 when keepdims.  The number of elements reduced into each
+   result element, or -1 with an exception. */
+int64_t reduce_result_shape(const DeviceArrayObject *a, PyObject *axis, int keepdims, int *reduced,
+                            int64_t *shape, int *ndim);
+
 /* The contiguous source of a reduction of `a` over the `reduced` axes
    (ndim flags), read as dtype source_type, and its layout as da_reduce's
    (kernels/launch.h): `a` itself (a new reference) when it is

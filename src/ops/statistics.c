@@ -154,18 +154,14 @@ static PyObject *
 statistics_var_moments(DeviceArrayObject *x, PyObject *axis, double correction,
                        int keepdims)
 {
-    int reduced[DA_MAXDIMS], k, ndim = 0;
+    int reduced[DA_MAXDIMS], ndim;
     int64_t shape[DA_MAXDIMS];
     DeviceArrayObject *source = NULL, *result = NULL;
     da_moments m;
 
-    if (reduce_parse_axes(axis, x->ndim, reduced) < 0 || array_activate(x) < 0) {
+    if (reduce_result_shape(x, axis, keepdims, reduced, shape, &ndim) < 0 ||
+        array_activate(x) < 0) {
         return NULL;
-    }
-    for (k = 0; k < x->ndim; k++) {
-        if (!reduced[k] || keepdims) {
-            shape[ndim++] = reduced[k] ? 1 : DA_SHAPE(x)[k];
-        }
     }
     m.in_typenum = x->typenum;
     m.acc_typenum = da_moments_accumulator(x->typenum);
