@@ -47,7 +47,8 @@ chunks travel between processes without pickle:
   pool memory it cannot (`_ipc_frame`); without rmm it is the chunk's own
   memory.
 
-A non-contiguous chunk is first copied into a contiguous one on its device.
+A non-contiguous chunk is copied once into a contiguous one on its device
+(for UCX, straight into the rmm frame).
 The task that wrote a chunk ran in another thread, maybe on a stream of its
 own: the serializer first orders its own stream after every stream that
 may have written the chunk, on the device (`_order_after_writers`), so that
@@ -304,22 +305,44 @@ STAGING_POOL_FRACTION = 4
 def _staging_pool(rmm):
     """The rmm pool of the current device for UCX frames, made at first use:
     a quarter of the device's memory at most, kept for the process's life,
-    as CuPy's pool keeps its blocks."""
+    as CuPy's pool keeps its blocks.
+
+    The limit is on the pool's upstream, not the pool's maximum_pool_size:
+    with a maximum, rmm grows a pool by half of what is left of it, so the
+    first frame of a few bytes reserved 17.6 GB of an H200 (and eight test
+    processes filled it).  Without one the pool grows by what a frame
+    needs or by its own size, whichever is more; past the limit its growth
+    fails and the frame gets an allocation of its own (_ipc_frame)."""
     device = rmm._cuda.gpu.getDevice()
     pool = _staging_pools.get(device)
     if pool is None:
         total = rmm.mr.available_device_memory()[1]
         limit = total // STAGING_POOL_FRACTION // 256 * 256
-        pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), initial_pool_size=0,
-                                         maximum_pool_size=limit)
+        pool = rmm.mr.PoolMemoryResource(
+            rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), limit),
+            initial_pool_size=0)
         _staging_pools[device] = pool
     return pool
 
 
-def _ipc_frame(flat):
-    """flat (1-D uint8, CUDA) copied into rmm memory on its device, or flat
-    itself where rmm is not installed, is out of memory, or allocates on
-    another device.
+def _as_bytes(c_array):
+    """The C-contiguous c_array (a DeviceArray, or any object with such a
+    __cuda_array_interface__) as a 1-D uint8 DeviceArray over its memory."""
+    return devarray.asarray(_Reinterpreted(c_array, np.dtype(np.uint8)))
+
+
+def _own_frame(x):
+    """x's elements in C order as 1-D uint8 in devarray's memory: x itself
+    when it is C-contiguous, else a copy on its device."""
+    return _as_bytes(x if _contiguous_order(x) == "C" else x.copy())
+
+
+def _ipc_frame(x):
+    """x's elements in C order, as 1-D uint8 on x's device: copied into rmm
+    memory where rmm is installed, else (or where rmm is out of memory, or
+    allocates on another device) in devarray's own (_own_frame).  A
+    strided x is gathered straight into the rmm frame: one copy, as CuPy
+    makes for a strided chunk.
 
     UCX moves a frame between processes over NVLink (its cuda_ipc
     transport) only when it can export the memory with cuIpcGetMemHandle:
@@ -336,36 +359,40 @@ def _ipc_frame(flat):
     cudaMalloc and a cudaFree here and an IPC mapping there (1 GiB: 29 ms
     against CuPy's 24 on two H100s).  Past the pool's limit a frame gets an
     allocation of its own."""
-    if flat.size == 0:
-        return flat
+    if x.size == 0:
+        return _own_frame(x)
     try:
         import rmm
     except ImportError:
-        return flat
+        return _own_frame(x)
     try:
-        buffer = rmm.DeviceBuffer(size=flat.size, mr=_staging_pool(rmm))
+        buffer = rmm.DeviceBuffer(size=x.nbytes, mr=_staging_pool(rmm))
     except MemoryError:
         try:
-            buffer = rmm.DeviceBuffer(size=flat.size)
+            buffer = rmm.DeviceBuffer(size=x.nbytes)
         except MemoryError:
-            return flat
-    frame = devarray.asarray(_Reinterpreted(buffer, np.dtype(np.uint8)))
-    if frame.device != flat.device:
-        return flat
-    frame[...] = flat  # on this thread's stream, ordered after x's writers
+            return _own_frame(x)
+    frame = _as_bytes(buffer)
+    if frame.device != x.device:
+        return _own_frame(x)
+    staged = devarray.asarray(_Reinterpreted(buffer, np.dtype(x.dtype.name)))
+    # on this thread's stream, ordered after x's writers
+    staged.reshape(x.shape)[...] = x
     return frame
 
 
 def _cuda_serialize(x):
     """distributed's "cuda" family, for CUDA arrays: the header and one
-    device frame, x's bytes as 1-D uint8: a copy in rmm memory where rmm is
-    installed (_ipc_frame), else x's own memory (a copy only where x is not
-    contiguous).  A host-backend array is left to the next family."""
+    device frame, x's bytes in C order as 1-D uint8 (_ipc_frame).  An
+    F-contiguous x goes as its transpose (header["order"] "F"), with no
+    gather.  A host-backend array is left to the next family."""
     if x.device.type != "cuda":
         raise NotImplementedError("a host-backend DeviceArray goes by the 'dask' family")
     _order_after_writers(x)
-    header, c_view = _header_and_c_view(x)
-    return header, [_ipc_frame(devarray.asarray(_Reinterpreted(c_view, np.dtype(np.uint8))))]
+    order = _contiguous_order(x)
+    header = {"dtype": x.dtype.name, "shape": x.shape, "order": order or "C",
+              "device": x.device.type}
+    return header, [_ipc_frame(x.transpose() if order == "F" else x)]
 
 
 def _cuda_deserialize(header, frames):

@@ -275,6 +275,21 @@ def test_cuda_family_frame_in_rmm_memory(gpu, rng, layout):
     del overwrite
 
 
+def test_cuda_family_gathers_a_strided_chunk_into_the_frame(gpu, rng):
+    """A strided chunk is gathered straight into the rmm frame, the one
+    device copy of its transfer (as CuPy makes one): none in devarray's
+    memory on the way."""
+    pytest.importorskip("rmm", reason="rmm is not installed")
+    a = rng.standard_normal((512, 1024))
+    expected = a[::2, ::-2]
+    x = devarray.asarray(a)[::2, ::-2]
+    in_use = devarray.memory_stats()["in_use_bytes"]
+    devarray.reset_peak_memory()
+    header, (frame,) = serialize(x, serializers=("cuda",), on_error="raise")
+    assert devarray.memory_stats()["peak_bytes"] - in_use < expected.nbytes
+    assert_same_chunk(deserialize(header, [frame]), expected, here())
+
+
 def test_cuda_family_frames_reuse_the_staging_pool(gpu, rng):
     """A frame given back leaves its memory in the staging pool for the
     next one of the same size: the receiver's IPC mapping of it holds."""
@@ -286,6 +301,18 @@ def test_cuda_family_frames_reuse_the_staging_pool(gpu, rng):
     header, (second,) = serialize(x, serializers=("cuda",), on_error="raise")
     assert second.ptr == first_ptr
     assert_same_chunk(deserialize(header, [second]), expected, here())
+
+
+def test_staging_pool_grows_by_what_frames_need(gpu, rng, monkeypatch):
+    """A small frame takes about its own size from the device, not a share
+    of the staging pool's limit: each process of a cluster makes a pool."""
+    pytest.importorskip("rmm", reason="rmm is not installed")
+    monkeypatch.setattr(dd, "_staging_pools", {})
+    expected, x = chunk_pair(rng, "float64", "C")
+    header, (frame,) = serialize(x, serializers=("cuda",), on_error="raise")
+    (pool,) = dd._staging_pools.values()
+    assert expected.nbytes <= pool.pool_size() <= expected.nbytes + (1 << 20)
+    assert_same_chunk(deserialize(header, [frame]), expected, here())
 
 
 def test_cuda_family_frame_past_the_staging_limit(gpu, rng, monkeypatch):
