@@ -615,10 +615,10 @@ def test_cluster_result_where_cuda_is_missing(rng):
 def test_ucx_cluster(rng):
     """protocol="ucx": chunks go between GPUs as device frames (the cuda
     family), with no host copy anywhere."""
+    need_gpus(2)
     pytest.importorskip("ucxx", reason="protocol='ucx' needs ucxx, which is not installed")
     pytest.importorskip("distributed_ucxx",
                         reason="protocol='ucx' needs distributed_ucxx, which is not installed")
-    need_gpus(2)
     dask_cuda = pytest.importorskip("dask_cuda", reason="dask_cuda is not installed")
     a = small_ints(rng, (64, 64))
     with dask_cuda.LocalCUDACluster(protocol="ucx", preload=["devarray.dask"],
