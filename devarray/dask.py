@@ -200,9 +200,14 @@ def _header_and_c_view(x):
     order = _contiguous_order(x)
     if order is None:
         x, order = x.copy(), "C"
-    header = {"dtype": x.dtype.name, "shape": x.shape, "order": order,
-              "device": x.device.type}
-    return header, (x if order == "C" else x.transpose())
+    return _header(x, order), (x if order == "C" else x.transpose())
+
+
+def _header(x, order):
+    """Both families' header of x, whose memory goes in `order` ("C" or
+    "F")."""
+    return {"dtype": x.dtype.name, "shape": x.shape, "order": order,
+            "device": x.device.type}
 
 
 def _shaped(flat, header):
@@ -390,9 +395,7 @@ def _cuda_serialize(x):
         raise NotImplementedError("a host-backend DeviceArray goes by the 'dask' family")
     _order_after_writers(x)
     order = _contiguous_order(x)
-    header = {"dtype": x.dtype.name, "shape": x.shape, "order": order or "C",
-              "device": x.device.type}
-    return header, [_ipc_frame(x.transpose() if order == "F" else x)]
+    return _header(x, order or "C"), [_ipc_frame(x.transpose() if order == "F" else x)]
 
 
 def _cuda_deserialize(header, frames):
