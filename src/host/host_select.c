@@ -6,9 +6,10 @@
  * plain load and store once compiled; memmove because out may be x2
  * itself, in place, which memcpy leaves undefined), so NaN payloads and
  * signed zeros pass unchanged.  A scalar operand is read from its value
- * bytes with stride 0, so one loop serves arrays and scalars.  The innermost dimension is a
- * plain loop; the outer ones advance like an odometer carrying byte
- * offsets, as host_kernels.c's strided loop does.  Holds no memory.
+ * bytes with stride 0, so one loop serves arrays and scalars.  The
+ * innermost dimension is a plain loop; the outer ones advance like an
+ * odometer carrying byte offsets, as host_kernels.c's strided loop does.
+ * Holds no memory.
  */
 #include <stdint.h>
 #include <string.h>
