@@ -7,7 +7,9 @@
  *   - gather/scatter: a thread per dense element; the source offset comes
  *     from the coordinates (div/mod per dimension) and the index arrays.
  *     The common `x[i]` / take shape (one dimension, one index array, no
- *     strided part) has its own kernel without divisions.  Each kernel has
+ *     strided part) has its own kernel without divisions, and so has the
+ *     rows shape (`m[i]`: one index array selecting whole contiguous rows
+ *     of at least 128 bytes), a warp per row moving 16-byte units.  Each kernel has
  *     a 32-bit index variant, used when the problem fits, and a 64-bit one.
  *     Indices out of bounds store k + 1 in *bad, a word the core reads back
  *     (the only store that is not to an element, and only on error: no
@@ -164,6 +166,145 @@ gather_flat_kernel(const gather_flat_args a)
     }
 }
 
+/* The rows shape (`m[i]`, `m[i] = q`, take(m, i, axis=0) of a C-ordered
+   m): one index array selects whole rows of row_bytes contiguous bytes.
+   A warp moves a row in units U (16 bytes when everything is aligned so,
+   else 4), four loads in flight per lane; the general kernel spent three divisions
+   and an index load on every 4-byte element (m[ri] of 2^14 x 2^14
+   float32 on an H200: 1.76 ms, PyTorch 0.53 ms). */
+struct gather_rows_args {
+    char *src;
+    char *dense;
+    const int64_t *idx;
+    int64_t rows;      /* index values: rows of dense */
+    int64_t units;     /* units of U per row */
+    int64_t row_bytes; /* dense's row pitch */
+    int64_t extent, stride;
+    int32_t *bad;
+    bool is_unsigned; /* idx holds uint64 values: never wrapped */
+};
+
+constexpr int kWarpsPerBlock = kBlockThreads / 32;
+constexpr int kRowUnroll = 4;
+
+template <typename U, int Mode>
+static __global__ void __launch_bounds__(kBlockThreads)
+gather_rows_kernel(const gather_rows_args a)
+{
+    const int lane = (int)(threadIdx.x % 32);
+    const int64_t warps = (int64_t)gridDim.x * kWarpsPerBlock;
+    int64_t b;
+
+#pragma unroll 1
+    for (b = (int64_t)blockIdx.x * kWarpsPerBlock + threadIdx.x / 32; b < a.rows; b += warps) {
+        int64_t v = a.idx[b], j = lane;
+        if (v < 0 && !a.is_unsigned) {
+            v += a.extent;
+        }
+        if (v < 0 || v >= a.extent) {
+            *a.bad = 1;
+            continue;
+        }
+        const U *from = reinterpret_cast<const U *>(Mode == DA_GATHER_READ
+                                                        ? a.src + v * a.stride
+                                                        : a.dense + b * a.row_bytes);
+        U *to = reinterpret_cast<U *>(Mode == DA_GATHER_READ ? a.dense + b * a.row_bytes
+                                                             : a.src + v * a.stride);
+#pragma unroll 1
+        for (; j + (kRowUnroll - 1) * 32 < a.units; j += kRowUnroll * 32) {
+            U t[kRowUnroll];
+#pragma unroll
+            for (int u = 0; u < kRowUnroll; u++) {
+                t[u] = from[j + u * 32];
+            }
+#pragma unroll
+            for (int u = 0; u < kRowUnroll; u++) {
+                to[j + u * 32] = t[u];
+            }
+        }
+#pragma unroll 1
+        for (; j < a.units; j += 32) {
+            to[j] = from[j];
+        }
+    }
+}
+
+/* Rows at least this long take the rows kernel: a warp moves 128 bytes
+   in a load, so shorter rows leave most lanes idle. */
+constexpr int64_t kMinRowBytes = 128;
+
+/* Whether g is the rows shape: one index array for the leading dense
+   dimensions, the others contiguous in the source, rows and bases in
+   multiples of 4 bytes; *row_bytes is then a row's size. */
+static bool
+gather_is_rows(const da_gather *g, int64_t *row_bytes)
+{
+    int64_t bsize = 1, expected = g->itemsize;
+    int d;
+
+    if (g->nidx != 1 || g->bfirst != 0 || g->bndim < 1 || g->bndim >= g->ndim) {
+        return false;
+    }
+    for (d = 0; d < g->bndim; d++) {
+        if (g->src_strides[d] != 0) {
+            return false;
+        }
+        bsize *= g->shape[d];
+    }
+    for (d = g->ndim - 1; d >= g->bndim; d--) {
+        if (g->src_strides[d] != expected && g->shape[d] != 1) {
+            return false;
+        }
+        expected *= g->shape[d];
+    }
+    *row_bytes = expected;
+    return bsize == g->bsize && expected == g->post * g->itemsize &&
+           expected >= kMinRowBytes &&
+           ((uint64_t)expected | (uint64_t)(uintptr_t)g->src | (uint64_t)(uintptr_t)g->dense |
+            (uint64_t)g->axis_stride[0]) % 4 == 0;
+}
+
+template <typename U>
+static cudaError_t
+gather_rows_launch(int mode, const gather_rows_args &a, cudaStream_t stream)
+{
+    const int64_t want = (a.rows + kWarpsPerBlock - 1) / kWarpsPerBlock;
+    const unsigned int blocks = (unsigned int)(want < kMaxBlocks ? want : kMaxBlocks);
+    if (mode == DA_GATHER_READ) {
+        gather_rows_kernel<U, DA_GATHER_READ><<<blocks, kBlockThreads, 0, stream>>>(a);
+    }
+    else {
+        gather_rows_kernel<U, DA_GATHER_WRITE><<<blocks, kBlockThreads, 0, stream>>>(a);
+    }
+    return cudaGetLastError();
+}
+
+/* The rows kernel in 16-byte units where the row size, the two bases and
+   the index stride are all multiples of 16, else in 4-byte units
+   (gather_is_rows has checked that they are multiples of 4). */
+static cudaError_t
+gather_rows(int mode, const da_gather *g, int64_t row_bytes, cudaStream_t stream)
+{
+    const uint64_t common = (uint64_t)row_bytes | (uint64_t)(uintptr_t)g->src |
+                            (uint64_t)(uintptr_t)g->dense | (uint64_t)g->axis_stride[0];
+    gather_rows_args a;
+    a.src = g->src;
+    a.dense = g->dense;
+    a.idx = g->idx[0];
+    a.rows = g->bsize;
+    a.row_bytes = row_bytes;
+    a.extent = g->extent[0];
+    a.stride = g->axis_stride[0];
+    a.bad = g->bad;
+    a.is_unsigned = (g->unsigned_mask & 1u) != 0;
+    if (common % 16 == 0) {
+        a.units = row_bytes / 16;
+        return gather_rows_launch<uint4>(mode, a, stream);
+    }
+    a.units = row_bytes / 4;
+    return gather_rows_launch<uint32_t>(mode, a, stream);
+}
+
 static __global__ void __launch_bounds__(kBlockThreads)
 gather_check_kernel(const __grid_constant__ da_gather g)
 {
@@ -295,6 +436,10 @@ da_cuda_gather(int mode, const da_gather *g, cudaStream_t stream)
     if ((mode != DA_GATHER_READ && mode != DA_GATHER_WRITE) || g->size <= 0 ||
         g->bsize <= 0 || g->post <= 0) {
         return cudaErrorInvalidValue;
+    }
+    int64_t row_bytes;
+    if (da::gather_is_rows(g, &row_bytes)) {
+        return da::gather_rows(mode, g, row_bytes, stream);
     }
     switch (g->itemsize) {
         case 1:

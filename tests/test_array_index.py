@@ -216,6 +216,42 @@ def test_setitem_repeated(backend):
         assert got[1] == 7.0  # in order, as NumPy
 
 
+@pytest.mark.parametrize("dtype,shape", [("uint8", (40, 130)), ("uint8", (40, 127)),
+                                         ("float32", (300, 40)), ("float32", (300, 41)),
+                                         ("float64", (9, 3, 17)), ("complex128", (70, 8)),
+                                         ("int16", (2000, 64))])
+def test_whole_rows(backend, rng, dtype, shape):
+    """m[i] and m[i] = q where i selects whole rows (kernels/gather.cu's rows
+    kernel from 128 bytes on): rows of every unit width (16-byte, 4-byte and
+    single-byte units), sources whose base is not 16-byte aligned, negative,
+    repeated and uint64 indices, index arrays of two dimensions, and an
+    out-of-bounds index as IndexError that leaves the target unchanged."""
+    whole = random_array(rng, (shape[0] + 1,) + shape[1:], dtype)
+    flat = random_array(rng, whole.size + 3, dtype)
+    shifted = flat[3:].reshape(whole.shape)      # base 3 elements in
+    n = shape[0]
+    for source in (whole, shifted):
+        d = dev(whole) if source is whole else dev(flat)[3:].reshape(whole.shape)
+        i = rng.integers(-n, n, size=3 * n)
+        assert_same(d[dev(i)], source[i])
+        assert_same(d[dev(i.reshape(3, n))], source[i.reshape(3, n)])
+        u = rng.integers(0, n, size=n).astype(np.uint64)
+        assert_same(d[dev(u)], source[u])
+        assert_same(devarray.take(d, dev(i), axis=0), np.take(source, i, axis=0))
+        with pytest.raises(IndexError):
+            d[dev(np.array([0, n + 1]))]
+        # distinct rows: where several address one row the GPU keeps any one
+        target, dt = source.copy(), dev(source) if source is whole else d
+        rows = rng.permutation(n)[: n // 2] - n // 3
+        values = random_array(rng, (rows.size,) + source.shape[1:], dtype)
+        target[rows] = values
+        dt[dev(rows)] = dev(values)
+        assert_same(dt, target)
+        with pytest.raises(IndexError):
+            dt[dev(np.array([1, -n - 2]))] = dev(values[:2])
+        assert_same(dt, target)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_take(backend, dtype):
     rng = np.random.default_rng(13)
