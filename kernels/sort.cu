@@ -19,6 +19,13 @@
  *     XOR after the sort maps the values back; a plain signed ascending
  *     sort copies as it is.  So two radix sorts serve eight sorts.  A sort
  *     of values needs no stability.
+ *   - bool and 1- and 2-byte integer values of one segment: one pass
+ *     widens each value, XORed with a mask (the sign bit of its width for
+ *     signed values, all bits for descending), into an int32 key in
+ *     [0, 2^bits) in a temporary buffer; the int32 sort above orders the
+ *     keys on their low 8 or 16 bits only (one or two digit passes, where
+ *     the key-and-index route below would move 12-byte pairs and gather),
+ *     and one pass narrows them back into the output with the same XOR.
  *   - everything else: one pass writes each element's ordered unsigned key
  *     (bool/unsigned as is, signed with the sign bit flipped, floats with
  *     the usual sign twiddle, -0.0 as +0.0 and NaN as all ones; complex as
@@ -32,9 +39,10 @@
  * one in-place cub::DeviceScan::InclusiveSum numbers the runs; a scatter
  * kernel writes the outputs.
  * Sorts are instantiated per key width (4, 8, 16 bytes; 1- and 2-byte
- * dtypes sort uint32 keys on their low bits), not per dtype: three radix
- * pair sorts, two segmented ones, the four float key sorts (ascending and
- * descending) and the two integer ones; kernels that only move elements
+ * dtypes sort uint32 keys, or int32 keys for their values, on their low
+ * bits), not per dtype: three radix pair sorts, two segmented ones, the
+ * four float key sorts (ascending and descending) and the two integer ones
+ * (which the 1- and 2-byte values share); kernels that only move elements
  * per itemsize.  1.5 MB of machine code for sm_90 (a
  * first cut with a key type per width and a scan per dtype had 2.9 MB).
  * Inverting the key makes a descending sort an ascending one whose ties
@@ -485,6 +493,82 @@ sort_integer_values(void *temp, size_t *temp_bytes, const da_sort *s, bool is_un
     return err;
 }
 
+/* keys[i] = in[i] ^ mask as a non-negative int32 (sort_narrow_values says
+   why). */
+template <typename E>
+static __global__ void __launch_bounds__(kBlockThreads)
+widen_kernel(const E *in, int32_t *keys, int64_t n, E mask)
+{
+    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
+    int64_t i;
+
+#pragma unroll 1
+    for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
+        keys[i] = (int32_t)(uint32_t)(E)(in[i] ^ mask);
+    }
+}
+
+/* out[i] = keys[i] ^ mask, back in the element's width. */
+template <typename E>
+static __global__ void __launch_bounds__(kBlockThreads)
+narrow_kernel(const int32_t *keys, E *out, int64_t n, E mask)
+{
+    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
+    int64_t i;
+
+#pragma unroll 1
+    for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
+        out[i] = (E)((E)keys[i] ^ mask);
+    }
+}
+
+/* The route of 1- and 2-byte integers (bool included), E the unsigned
+   element of the width.  Each value XORed with mask becomes an int32 key
+   in [0, 2^bits) that orders as the sort wants: the sign bit maps signed
+   values onto unsigned order (the opposite of sort_integer_values, whose
+   keys are signed), all bits reverse it.  The int32 sort that
+   sort_integer_values<int32_t> instantiates orders the keys on their low
+   bits only, one or two digit passes: CUB flips the int32 sign bit, but
+   it and every other high bit are the same in all keys.  Equal integers
+   are indistinguishable, so neither stability nor an index is needed.
+   The temporary block holds the two key buffers, then CUB's storage. */
+template <typename E>
+static cudaError_t
+sort_narrow_values(void *temp, size_t *temp_bytes, const da_sort *s, bool is_signed,
+                   cudaStream_t stream)
+{
+    const int64_t n = s->seglen;
+    const size_t key_bytes = align_up((size_t)n * sizeof(int32_t));
+    const int end_bit = (int)(8 * sizeof(E));
+    const E sign = (E)(1u << (end_bit - 1));
+    const E mask = (E)((is_signed ? sign : (E)0) ^ (s->descending ? (E)~(E)0 : (E)0));
+    char *base = (char *)temp;
+    cub::DoubleBuffer<int32_t> keys((int32_t *)base, (int32_t *)(base + key_bytes));
+    size_t cub_bytes = 0;
+    unsigned int blocks;
+    cudaError_t err;
+
+    err = cub::DeviceRadixSort::SortKeys(NULL, cub_bytes, keys, n, 0, end_bit, stream);
+    if (err != cudaSuccess || temp == NULL) {
+        *temp_bytes = 2 * key_bytes + cub_bytes;
+        return err;
+    }
+    grid_blocks(n, &blocks);
+    widen_kernel<E><<<blocks, kBlockThreads, 0, stream>>>((const E *)s->in,
+                                                          keys.Current(), n, mask);
+    if ((err = cudaGetLastError()) != cudaSuccess) {
+        return err;
+    }
+    err = cub::DeviceRadixSort::SortKeys(base + 2 * key_bytes, cub_bytes, keys, n, 0,
+                                         end_bit, stream);
+    if (err != cudaSuccess) {
+        return err;
+    }
+    narrow_kernel<E><<<blocks, kBlockThreads, 0, stream>>>(keys.Current(),
+                                                           (E *)s->values, n, mask);
+    return cudaGetLastError();
+}
+
 /* ---- unique ---------------------------------------------------------------- */
 
 /* Value equality of two elements of a dtype (NaN unequal, -0.0 == +0.0). */
@@ -623,6 +707,14 @@ da_cuda_sort(void *temp, size_t *temp_bytes, const da_sort *s, cudaStream_t stre
         if (s->typenum == DA_INT64 || s->typenum == DA_UINT64) {
             return da::sort_integer_values<int64_t>(temp, temp_bytes, s,
                                                     s->typenum == DA_UINT64, stream);
+        }
+        if (s->typenum == DA_BOOL || s->typenum == DA_INT8 || s->typenum == DA_UINT8) {
+            return da::sort_narrow_values<uint8_t>(temp, temp_bytes, s,
+                                                   s->typenum == DA_INT8, stream);
+        }
+        if (s->typenum == DA_INT16 || s->typenum == DA_UINT16) {
+            return da::sort_narrow_values<uint16_t>(temp, temp_bytes, s,
+                                                    s->typenum == DA_INT16, stream);
         }
     }
     if ((s->typenum == DA_COMPLEX64 || s->typenum == DA_COMPLEX128) && s->nsegments != 1) {

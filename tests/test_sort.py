@@ -81,6 +81,32 @@ def test_long_rows(backend, rng, dtype):
                       np_argsort(x, 0, descending))
 
 
+NARROW_DTYPES = ["bool", "int8", "uint8", "int16", "uint16"]
+
+
+@pytest.mark.parametrize("dtype", NARROW_DTYPES)
+@pytest.mark.parametrize("descending", [False, True])
+def test_narrow_values_one_segment(backend, rng, dtype, descending):
+    """The values of bool and 1- and 2-byte integers in one segment (CUDA
+    sorts them as int32 keys on their low 8 or 16 bits, with the sign bit
+    and, descending, all bits flipped), of sizes that are multiples of
+    nothing, each holding the dtype's extremes, against NumPy's sort."""
+    info = np.iinfo(dtype) if dtype != "bool" else None
+    extremes = (np.array([True, False]) if info is None
+                else np.array([info.max, info.min, 0, info.max - 1, info.min + 1,
+                               info.max // 2, info.max // 2 + 1], dtype=dtype))
+    for n in (1, 2, 7, 1000003):
+        x = random_array(rng, (n,), dtype, special=True)
+        at = rng.choice(n, size=min(n, extremes.size), replace=False)
+        x[at] = extremes[:at.size]
+        d = dev(x)
+        expected = np.sort(x)
+        if descending:
+            expected = expected[::-1]
+        assert_values(devarray.sort(d, descending=descending), expected)
+        assert_values(d, x)  # the input is untouched
+
+
 @pytest.mark.parametrize("dtype", ["float32", "int8", "float64"])
 def test_few_long_rows(backend, rng, dtype):
     """A few rows of more than 2^16 (CUDA sorts each with a device-wide
