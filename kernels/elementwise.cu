@@ -37,6 +37,11 @@
  *     element it is the host's strided loop (src/host/host_kernels.c).
  * Grids are grid-stride loops (dispatch.cuh sizes them).
  *
+ * da_cuda_clip (here too): clip of contiguous int32, int64, float32 and
+ * float64 arrays in one pass, its bounds scalars or contiguous arrays of
+ * x's dtype and shape; the other cases are the two passes of MAXIMUM and
+ * MINIMUM (src/ops/ufunc.c), whose bits the one pass keeps.
+ *
  * The instantiation plan (docs/design.md, "Kernels"): the kernels of the
  * op table compile as one translation unit per group of classes,
  * elementwise_<group>.cu, which setup.py compiles in parallel; this file
@@ -369,7 +374,157 @@ is_contiguous_output(const da_elementwise *e)
            (e->ndim == 1 && e->out.strides[0] == da_itemsize(e->out.typenum));
 }
 
+/* ---- clip -------------------------------------------------------------- */
+
+/* min(max(x, lo), hi) of one element, through the op table's MAXIMUM and
+   MINIMUM of the class, so that the one pass gives the two passes' bits
+   (NaN propagates from x or a bound). */
+template <int Cls>
+static __device__ __forceinline__ typename class_traits<Cls>::type
+clip_one(typename class_traits<Cls>::type v, typename class_traits<Cls>::type lo,
+         typename class_traits<Cls>::type hi, bool has_lo, bool has_hi)
+{
+    if (has_lo) {
+        v = op_fn<DA_OP_MAXIMUM, Cls>::apply(v, lo);
+    }
+    if (has_hi) {
+        v = op_fn<DA_OP_MINIMUM, Cls>::apply(v, hi);
+    }
+    return v;
+}
+
+struct clip_args {
+    char *out;
+    const char *x;
+    const char *bound[2]; /* NULL: scalar[k], when present[k] */
+    da_scalar scalar[2];
+    bool present[2];
+    contiguous_split split;
+};
+
+/* One pass over x (and the array bounds) in 16-byte vectors over the
+   aligned body, single elements for the head and tail. */
+template <int Typenum>
+static __global__ void __launch_bounds__(kBlockThreads)
+clip_kernel(const clip_args a)
+{
+    typedef typename dtype_traits<Typenum>::storage S;
+    constexpr int kCls = dtype_traits<Typenum>::cls;
+    typedef class_traits<kCls> C;
+    typedef typename C::type CT;
+    constexpr int kPer = kVectorBytes / (int)sizeof(S);
+    typedef vector_of<S, kPer> V;
+    const S *x = reinterpret_cast<const S *>(a.x);
+    const S *lo = reinterpret_cast<const S *>(a.bound[0]);
+    const S *hi = reinterpret_cast<const S *>(a.bound[1]);
+    S *out = reinterpret_cast<S *>(a.out);
+    const CT slo = C::scalar(a.scalar[0]), shi = C::scalar(a.scalar[1]);
+    const bool has_lo = a.present[0], has_hi = a.present[1];
+    const uint32_t first = blockIdx.x * kBlockThreads + threadIdx.x;
+    const uint32_t step = gridDim.x * kBlockThreads;
+    const uint32_t head = (uint32_t)a.split.head;
+    const uint32_t nvec = (uint32_t)a.split.nvec;
+    const uint32_t nrest = (uint32_t)a.split.nrest;
+    const uint32_t body_end = head + nvec * kPer;
+    uint32_t v, j;
+
+#pragma unroll 1
+    for (v = first; v < nvec; v += step) {
+        const uint32_t i = head + v * kPer;
+        const V vx = *reinterpret_cast<const V *>(x + i);
+        V vlo, vhi, r;
+        if (lo != nullptr) {
+            vlo = *reinterpret_cast<const V *>(lo + i);
+        }
+        if (hi != nullptr) {
+            vhi = *reinterpret_cast<const V *>(hi + i);
+        }
+#pragma unroll
+        for (int k = 0; k < kPer; k++) {
+            const CT l = lo != nullptr ? C::load(&vlo.e[k], Typenum) : slo;
+            const CT h = hi != nullptr ? C::load(&vhi.e[k], Typenum) : shi;
+            store_value(&r.e[k], Typenum,
+                        clip_one<kCls>(C::load(&vx.e[k], Typenum), l, h, has_lo, has_hi));
+        }
+        *reinterpret_cast<V *>(out + i) = r;
+    }
+#pragma unroll 1
+    for (j = first; j < nrest; j += step) {
+        const uint32_t i = j < head ? j : body_end + (j - head);
+        const CT l = lo != nullptr ? C::load(lo + i, Typenum) : slo;
+        const CT h = hi != nullptr ? C::load(hi + i, Typenum) : shi;
+        store_value(out + i, Typenum,
+                    clip_one<kCls>(C::load(x + i, Typenum), l, h, has_lo, has_hi));
+    }
+}
+
+template <int Typenum>
+static cudaError_t
+launch_clip(const da_clip *c, cudaStream_t stream)
+{
+    constexpr int kSize = (int)sizeof(typename dtype_traits<Typenum>::storage);
+    int64_t start;
+
+    for (start = 0; start < c->n; start += kChunkElements) {
+        const int64_t n = c->n - start < kChunkElements ? c->n - start : kChunkElements;
+        const int64_t offset = start * kSize;
+        clip_args a;
+        const char *arrays[4];
+        int itemsizes[4] = {kSize, kSize, kSize, kSize};
+        int narrays = 0, k;
+        unsigned int blocks;
+        cudaError_t err;
+
+        a.out = c->out + offset;
+        a.x = c->x + offset;
+        arrays[narrays++] = a.out;
+        arrays[narrays++] = a.x;
+        for (k = 0; k < 2; k++) {
+            a.bound[k] = c->bound[k] != nullptr ? c->bound[k] + offset : nullptr;
+            a.scalar[k] = c->scalar[k];
+            a.present[k] = c->present[k] != 0;
+            if (a.bound[k] != nullptr) {
+                arrays[narrays++] = a.bound[k];
+            }
+        }
+        a.split = split_aligned(arrays, itemsizes, narrays, n, kVectorBytes / kSize);
+        err = grid_blocks(a.split.nvec > a.split.nrest ? a.split.nvec : a.split.nrest,
+                          &blocks);
+        if (err != cudaSuccess) {
+            return err;
+        }
+        clip_kernel<Typenum><<<blocks, kBlockThreads, 0, stream>>>(a);
+        if ((err = cudaGetLastError()) != cudaSuccess) {
+            return err;
+        }
+    }
+    return cudaSuccess;
+}
+
 }  // namespace da
+
+extern "C" cudaError_t
+da_cuda_clip(const da_clip *c, cudaStream_t stream)
+{
+    if (c == nullptr || c->n < 0 || c->x == nullptr || c->out == nullptr) {
+        return cudaErrorInvalidValue;
+    }
+    if (c->n == 0) {
+        return cudaSuccess;
+    }
+    switch (c->typenum) {
+        case DA_INT32:
+            return da::launch_clip<DA_INT32>(c, stream);
+        case DA_INT64:
+            return da::launch_clip<DA_INT64>(c, stream);
+        case DA_FLOAT32:
+            return da::launch_clip<DA_FLOAT32>(c, stream);
+        case DA_FLOAT64:
+            return da::launch_clip<DA_FLOAT64>(c, stream);
+        default:
+            return cudaErrorInvalidValue;
+    }
+}
 
 extern "C" cudaError_t
 da_cuda_elementwise(int op, int cls, const da_elementwise *e, cudaStream_t stream)

@@ -106,6 +106,32 @@ typedef struct {
 } da_where;
 
 /*
+ * clip() in one pass: out = min(max(x, lo), hi) elementwise through the
+ * op table's MAXIMUM and MINIMUM of the class (NaN propagating), over n
+ * contiguous elements of dtype typenum (int32, int64, float32 or float64:
+ * da_clip_has_kernel).  Bound k is skipped when present[k] is 0, else is
+ * the contiguous array bound[k] of n elements of the same dtype, or the
+ * class value scalar[k] when bound[k] is NULL.  out may not overlap the
+ * inputs.
+ */
+typedef struct {
+    int typenum;
+    int64_t n;
+    char *out;
+    const char *x;
+    const char *bound[2];
+    da_scalar scalar[2];
+    int present[2];
+} da_clip;
+
+static inline int
+da_clip_has_kernel(int typenum)
+{
+    return typenum == DA_INT32 || typenum == DA_INT64 || typenum == DA_FLOAT32 ||
+           typenum == DA_FLOAT64;
+}
+
+/*
  * A reduction (area: reduce).  The input is `outer` x `len` x `inner`
  * contiguous elements of dtype in_typenum: element (o, r, i) is at index
  * (o * len + r) * inner + i.  The op combines the `len` elements of each
@@ -359,6 +385,18 @@ da_scan_supported(int typenum)
 }
 enum { DA_ARG_MAX, DA_ARG_MIN };
 
+/* The dtypes with da_cuda_argreduce_columns: argmax/argmin over the
+   middle axis of `outer` x `len` x `inner` contiguous elements, read in
+   place (element (o, r, i) at (o * len + r) * inner + i; out[o * inner +
+   i] the index r of the first extreme, as da_cuda_argreduce).  Only the
+   measured dtypes, for the wheel's size; the others (and the host) take
+   the axis last first. */
+static inline int
+da_argreduce_has_columns(int typenum)
+{
+    return typenum == DA_FLOAT32 || typenum == DA_FLOAT64;
+}
+
 /*
  * searchsorted: for each of nvalues contiguous `values`, the index where it
  * would be inserted into the n contiguous elements of `sorted` to keep
@@ -576,6 +614,7 @@ cudaError_t da_cuda_linspace(const da_linspace *l, cudaStream_t stream);
 cudaError_t da_cuda_tri(const da_tri *t, cudaStream_t stream);
 cudaError_t da_cuda_random(const da_random *r, cudaStream_t stream);
 cudaError_t da_cuda_where(const da_where *w, cudaStream_t stream);
+cudaError_t da_cuda_clip(const da_clip *c, cudaStream_t stream);
 /* scan (two-phase, as da_cuda_sum): float results may differ from the
    host's order of operations in the last bits (a parallel scan). */
 cudaError_t da_cuda_scan(void *temp, size_t *temp_bytes, int op, int typenum,
@@ -585,6 +624,12 @@ cudaError_t da_cuda_argreduce(void *temp, size_t *temp_bytes, int op,
                               int typenum, const void *in, int64_t *out,
                               int64_t nsegments, int64_t seglen,
                               cudaStream_t stream);
+/* the same over the middle axis of (outer, len, inner), in place, for the
+   dtypes of da_argreduce_has_columns; outer, len, inner >= 1 */
+cudaError_t da_cuda_argreduce_columns(void *temp, size_t *temp_bytes, int op,
+                                      int typenum, const void *in, int64_t *out,
+                                      int64_t outer, int64_t len, int64_t inner,
+                                      cudaStream_t stream);
 cudaError_t da_cuda_searchsorted(const da_searchsorted *s, cudaStream_t stream);
 /* indexing by arrays (kernels/gather.cu).  The two-phase ones take temp as
    da_cuda_sum does; *count and *selected are device memory. */

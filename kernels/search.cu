@@ -23,6 +23,16 @@
  * The route depends only on nsegments and seglen, so the sizing call
  * (temp == NULL) and the computing call agree.
  *
+ * da_cuda_argreduce_columns (float32 and float64 only, for the wheel's
+ * size) reads an axis that is not the last in place, as (outer, len,
+ * inner) with the columns route of kernels/reduce.cuh: a block is bx
+ * threads along inner by 256 / bx along len, each thread walks its rows in
+ * order keeping (best value, best row), the block merges in shared memory
+ * under the same order; when outer * tiles blocks cannot fill the device,
+ * len is split over blockIdx.y, the splits' pairs go to temporary storage
+ * and a second kernel merges them (deterministic, no atomics).  Its plan
+ * depends on the shape and the device's SM count only.
+ *
  * searchsorted is a binary search per value, a thread each; isin's mode
  * tests the element found for equality in the same thread, so isin reads
  * its values once and writes one byte each.
@@ -406,6 +416,211 @@ struct arg_launcher {
     }
 };
 
+/* ---- columns: an axis that is not the last, read in place ---------------- */
+
+/* The columns route (as kernels/reduce.cuh's for sums): the grid aims at
+   kColumnWaves waves of kColumnResident blocks per SM; a split of the
+   axis gets at least kColumnMinRows rows per thread; up to kThreadCombine
+   splits are merged by a thread per output, more by a block per output
+   (arg_merge_kernel). */
+constexpr int64_t kColumnResident = 8;
+constexpr int64_t kColumnWaves = 4;
+constexpr int64_t kColumnMinRows = 16;
+constexpr int64_t kMaxSplits = 65535; /* gridDim.y */
+constexpr int64_t kThreadCombine = 64;
+
+/* The columns route's geometry for one (outer, len, inner). */
+struct arg_column_plan {
+    int bx;             /* threads along inner (a power of 2, <= 32) */
+    int64_t tiles;      /* blocks along inner per outer index */
+    int64_t splits;     /* blocks along len (gridDim.y) */
+    int64_t split_rows; /* rows per split (the last may have fewer) */
+};
+
+/* Depends only on the shape and the device's SM count, so the sizing and
+   the computing call agree. */
+static cudaError_t
+arg_plan_columns(int64_t outer, int64_t len, int64_t inner, arg_column_plan *plan)
+{
+    int device, sms;
+    int64_t by, want, most;
+    cudaError_t err = cudaGetDevice(&device);
+
+    if (err == cudaSuccess) {
+        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    }
+    if (err != cudaSuccess) {
+        return err;
+    }
+    plan->bx = 1;
+    while (plan->bx < kWarpLanes && plan->bx < inner) {
+        plan->bx *= 2;
+    }
+    by = kBlockThreads / plan->bx;
+    plan->tiles = (inner + plan->bx - 1) / plan->bx;
+    want = ((int64_t)sms * kColumnResident * kColumnWaves + outer * plan->tiles - 1) /
+           (outer * plan->tiles);
+    most = len / (by * kColumnMinRows);
+    want = want < most ? want : most;
+    want = want < kMaxSplits ? want : kMaxSplits;
+    want = want < 1 ? 1 : want;
+    plan->split_rows = (len + want - 1) / want;
+    plan->splits = (len + plan->split_rows - 1) / plan->split_rows;
+    return cudaSuccess;
+}
+
+/* Element (o, r, i) of the input is in[(o * len + r) * inner + i].  Block
+   b (blockIdx.x, then + gridDim.x while below outer * tiles) and split
+   blockIdx.y: thread (tx, ty) = (t % bx, t / bx) walks rows r0 + ty,
+   r0 + ty + by, ... below r1 of column c = (b % tiles) * bx + tx of
+   o = b / tiles in order (arg_take), kUnroll loads in flight, so a warp
+   reads whole row pieces (coalesced); the block merges the by pairs of
+   each column in shared memory.  One split: the index goes to
+   out[j], j = o * inner + c; else the pair to partial[j * j_stride +
+   split * split_stride]. */
+template <int Typenum>
+static __global__ void __launch_bounds__(kBlockThreads)
+arg_columns_kernel(const typename arg_types<Typenum>::S *in, int64_t *out,
+                   typename arg_types<Typenum>::P *partial, int64_t outer, int64_t len,
+                   int64_t inner, int64_t tiles, int64_t split_rows, int64_t j_stride,
+                   int64_t split_stride, int bx, int op)
+{
+    typedef arg_types<Typenum> T;
+    __shared__ typename T::P rows[kBlockThreads];
+    const arg_merge<typename T::A> merge = {op};
+    const int by = kBlockThreads / bx;
+    const int tx = threadIdx.x % bx, ty = threadIdx.x / bx;
+    const int64_t r0 = (int64_t)blockIdx.y * split_rows;
+    const int64_t r1 = r0 + split_rows < len ? r0 + split_rows : len;
+    const int64_t step = (int64_t)by * inner;
+    int64_t b;
+
+#pragma unroll 1
+    for (b = blockIdx.x; b < outer * tiles; b += gridDim.x) {
+        const int64_t o = b / tiles;
+        const int64_t c = (b % tiles) * bx + tx;
+        typename T::P best;
+        best.value = typename T::A();
+        best.index = -1;
+        if (c < inner) {
+            int64_t r = r0 + ty;
+            const typename T::S *p = in + (o * len + r) * inner + c;
+            for (; r + (int64_t)(kUnroll - 1) * by < r1; r += (int64_t)kUnroll * by) {
+                typename T::A values[kUnroll];
+#pragma unroll
+                for (int u = 0; u < kUnroll; u++) {
+                    values[u] = T::load(p + u * step);
+                }
+#pragma unroll
+                for (int u = 0; u < kUnroll; u++) {
+                    arg_take(best, values[u], r + (int64_t)u * by, op);
+                }
+                p += kUnroll * step;
+            }
+#pragma unroll 1
+            for (; r < r1; r += by) {
+                arg_take(best, T::load(p), r, op);
+                p += step;
+            }
+        }
+        rows[threadIdx.x] = best;
+        __syncthreads();
+        for (int half = by / 2; half > 0; half /= 2) {
+            if (ty < half) {
+                const int k = threadIdx.x;
+                rows[k] = merge(rows[k], rows[k + half * bx]);
+            }
+            __syncthreads();
+        }
+        if (ty == 0 && c < inner) {
+            const int64_t j = o * inner + c;
+            if (gridDim.y == 1) {
+                out[j] = rows[tx].index;
+            }
+            else {
+                partial[j * j_stride + (int64_t)blockIdx.y * split_stride] = rows[tx];
+            }
+        }
+        __syncthreads(); /* rows is reused by the next block */
+    }
+}
+
+/* out[j] = the index of the splits' pairs partial[s * n + j] merged in
+   split order, a thread per output (loads coalesced across j).  Each
+   split's pair is a row of that split (never -1) and later splits hold
+   later rows, so arg_take's rule is the merge. */
+template <int Typenum>
+static __global__ void __launch_bounds__(kBlockThreads)
+arg_combine_splits_kernel(const typename arg_types<Typenum>::P *partial, int64_t *out,
+                          int64_t n, int64_t splits, int op)
+{
+    typedef arg_types<Typenum> T;
+    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
+    int64_t j, s;
+
+    for (j = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; j < n; j += step) {
+        typename T::P best = partial[j];
+#pragma unroll 1
+        for (s = 1; s < splits; s++) {
+            const typename T::P next = partial[s * n + j];
+            arg_take(best, next.value, next.index, op);
+        }
+        out[j] = best.index;
+    }
+}
+
+template <int Typenum>
+static cudaError_t
+arg_columns(void *temp, size_t *temp_bytes, int op, const void *in, int64_t *out,
+            int64_t outer, int64_t len, int64_t inner, cudaStream_t stream)
+{
+    typedef arg_types<Typenum> T;
+    const int64_t n = outer * inner;
+    typename T::P *partial = static_cast<typename T::P *>(temp);
+    arg_column_plan plan;
+    unsigned int blocks;
+    cudaError_t err = arg_plan_columns(outer, len, inner, &plan);
+
+    if (err != cudaSuccess) {
+        return err;
+    }
+    if (temp == nullptr) {
+        /* a size of 0 invites a NULL */
+        *temp_bytes =
+            plan.splits > 1 ? sizeof(typename T::P) * (size_t)(plan.splits * n) : 1;
+        return cudaSuccess;
+    }
+    /* many splits (then few outputs): output j's pairs side by side for a
+       block per output (arg_merge_kernel's layout); else split s's pairs
+       side by side for a thread per output */
+    const bool by_block = plan.splits > kThreadCombine;
+    const int64_t tiled = outer * plan.tiles;
+    const dim3 grid((unsigned int)(tiled < kMaxBlocks ? tiled : kMaxBlocks),
+                    (unsigned int)plan.splits, 1);
+    arg_columns_kernel<Typenum><<<grid, kBlockThreads, 0, stream>>>(
+        static_cast<const typename T::S *>(in), out, partial, outer, len, inner,
+        plan.tiles, plan.split_rows, by_block ? plan.splits : 1, by_block ? 1 : n, plan.bx,
+        op);
+    err = cudaGetLastError();
+    if (err != cudaSuccess || plan.splits == 1) {
+        return err;
+    }
+    if (by_block) {
+        blocks = (unsigned int)(n < kMaxBlocks ? n : kMaxBlocks);
+        arg_merge_kernel<Typenum>
+            <<<blocks, kBlockThreads, 0, stream>>>(partial, out, n, plan.splits, op);
+    }
+    else {
+        err = grid_blocks(n, &blocks);
+        if (err != cudaSuccess) {
+            return err;
+        }
+        arg_combine_splits_kernel<Typenum>
+            <<<blocks, kBlockThreads, 0, stream>>>(partial, out, n, plan.splits, op);
+    }
+    return cudaGetLastError();
+}
+
 /* One thread per value: the insertion point by binary search. */
 template <int Typenum>
 static __global__ void __launch_bounds__(kBlockThreads)
@@ -478,6 +693,28 @@ da_cuda_argreduce(void *temp, size_t *temp_bytes, int op, int typenum, const voi
     }
     da::arg_launcher launcher = {temp, temp_bytes, op, in, out, nsegments, seglen, stream};
     return da::dispatch_dtype(typenum, launcher);
+}
+
+extern "C" cudaError_t
+da_cuda_argreduce_columns(void *temp, size_t *temp_bytes, int op, int typenum,
+                          const void *in, int64_t *out, int64_t outer, int64_t len,
+                          int64_t inner, cudaStream_t stream)
+{
+    if (temp_bytes == nullptr || (op != DA_ARG_MAX && op != DA_ARG_MIN) || outer < 1 ||
+        len < 1 || inner < 1) {
+        return cudaErrorInvalidValue;
+    }
+    /* instantiated for the measured dtypes only (wheel size) */
+    switch (typenum) {
+        case DA_FLOAT32:
+            return da::arg_columns<DA_FLOAT32>(temp, temp_bytes, op, in, out, outer, len,
+                                               inner, stream);
+        case DA_FLOAT64:
+            return da::arg_columns<DA_FLOAT64>(temp, temp_bytes, op, in, out, outer, len,
+                                               inner, stream);
+        default:
+            return cudaErrorInvalidValue;
+    }
 }
 
 extern "C" cudaError_t

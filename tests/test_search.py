@@ -105,6 +105,59 @@ def test_arg_input_untouched(backend, rng):
     assert_values(d, a)
 
 
+# Shapes whose axes before the last take CUDA's in-place columns route
+# (float32/float64): few or many columns, a partial last tile (33), a
+# middle axis, and long axes split over blocks (70000: a thread merges the
+# splits; 150000: more splits than that, a block merges them).
+COLUMN_SHAPES = [(3, 1000), (1000, 3), (4097, 33), (2, 5000, 7), (70000, 2),
+                 (150000, 2)]
+
+
+def planted(rng, shape, dt, axis):
+    """Random values of float dtype dt, C-contiguous, where along `axis`
+    column c (the other coordinates, flattened) holds, by c % 3: three
+    NaNs (the first at a row that varies with c) after a planted maximum
+    and minimum; the maximum and the minimum each repeated in rows far
+    apart (so in different splits); or nothing."""
+    n = shape[axis]
+    rest = shape[:axis] + shape[axis + 1:]
+    m = rng.standard_normal((n, int(np.prod(rest)))).astype(dt)
+    cols = np.arange(m.shape[1])
+    nan_cols, tie_cols = cols[cols % 3 == 0], cols[cols % 3 == 1]
+    first = (nan_cols * 7919 + 1) % n
+    m[0, nan_cols] = 100.0
+    m[min(1, n - 1), nan_cols] = -100.0
+    for at in (first, (first + n // 2) % n, n - 1):
+        m[at, nan_cols] = np.nan
+    for r in (n // 7, n // 2, n - 1):
+        m[r, tie_cols] = 100.0
+    for r in (n // 5, 3 * n // 4, n - 3):
+        m[r, tie_cols] = -100.0
+    return np.ascontiguousarray(np.moveaxis(m.reshape((n,) + rest), 0, axis))
+
+
+@pytest.mark.parametrize("name", FUNCS)
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_arg_columns_like_numpy(backend, rng, name, dt):
+    """Every axis of C-contiguous float arrays, keepdims or not: random
+    values, then planted ties (the first wins across splits) and NaNs (the
+    first NaN wins)."""
+    np_fn = FUNCS[name][1]
+    for shape in COLUMN_SHAPES:
+        for axis in range(len(shape)):
+            tied_nan = planted(rng, shape, dt, axis)
+            # the planted data tells first from last occurrence and NaN
+            # from no NaN, so a kernel that got either wrong fails
+            last = shape[axis] - 1 - np_fn(np.flip(tied_nan, axis), axis=axis)
+            assert (last != np_fn(tied_nan, axis=axis)).any()
+            assert np.isnan(tied_nan).any(axis=axis).any()
+            for data in (random_array(rng, shape, dt), tied_nan):
+                d = devarray.asarray(data)
+                for keepdims in (False, True):
+                    check_arg(name, data, d, axis=axis, keepdims=keepdims)
+                    check_arg(name, data, d, axis=axis - len(shape), keepdims=keepdims)
+
+
 # ---- searchsorted -------------------------------------------------------------
 
 def check_search(x1, x2, **kwargs):

@@ -551,6 +551,39 @@ def test_clip_matches_numpy(backend, rng, dtype, bounds):
     assert_values(devarray.clip(devarray.asarray(x), conv(a), conv(b)), expected)
 
 
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64", "uint8",
+                                   "float16"])
+def test_clip_long_operands(backend, rng, dtype):
+    """Operands long enough for the vectorised one pass (kernels/elementwise.cu
+    da_cuda_clip: contiguous, bounds of x's dtype and shape), shifted so that
+    they are aligned alike and unalike, beside the layouts that take the
+    two passes (strided x, a bound of another dtype, a broadcast bound)."""
+    n = 70001
+    x = random_array(rng, n + 1, dtype, special=True)
+    lo = random_array(rng, n + 1, dtype, special=True)
+    hi = random_array(rng, n + 1, dtype, special=True)
+    lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
+    dx, dlo, dhi = (devarray.asarray(v) for v in (x, lo, hi))
+    a, b = sorted([lo[7].item(), hi[9].item()]) if dtype[0] != "f" else (-3.5, 4.0)
+    cases = [
+        ((dx, a, b), (x, a, b)),
+        ((dx, a, None), (x, a, None)),
+        ((dx, None, b), (x, None, b)),
+        ((dx, dlo, dhi), (x, lo, hi)),
+        ((dx[1:], dlo[1:], dhi[1:]), (x[1:], lo[1:], hi[1:])),
+        ((dx[1:], dlo[:-1], b), (x[1:], lo[:-1], b)),
+        ((dx[::2], a, dhi[::2]), (x[::2], a, hi[::2])),
+        ((dx.reshape(1, n + 1), dlo[None, :], None), (x.reshape(1, n + 1), lo[None, :], None)),
+        ((dx[:10].reshape(10, 1), None, dhi[None, :20]),
+         (x[:10].reshape(10, 1), None, hi[None, :20])),
+    ]
+    if dtype in ("int32", "int64"):
+        small = random_array(rng, n + 1, "int16")
+        cases.append(((dx, devarray.asarray(small), None), (x, small, None)))
+    for (d, dmin, dmax), (h, hmin, hmax) in cases:
+        assert_values(devarray.clip(d, dmin, dmax), np_clip(h, hmin, hmax))
+
+
 def test_clip_scalar_rules(backend):
     x = np.array([-5, 0, 100, 127], dtype=np.int8)
     d = devarray.asarray(x)

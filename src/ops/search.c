@@ -4,8 +4,11 @@
  * argmax/argmin make the input "nsegments contiguous segments" (the
  * flattened array for axis=None, else the axis moved last, scan.h) and the
  * backend finds each segment's first extreme, the first NaN winning
- * (kernels/scan.cu, src/host/host_scan.c).  An empty segment is NumPy's
- * ValueError.
+ * (kernels/search.cu, src/host/host_scan.c).  An axis before the last of a
+ * C-contiguous array, (outer, len, inner) with inner > 1, is read in place
+ * instead where the backend has the kernel for it (CUDA, float32 and
+ * float64: backend_argreduce_columns); everything else keeps the copy.  An
+ * empty segment is NumPy's ValueError.
  *
  * searchsorted brings x1 and x2 to their promoted dtype, contiguous, and
  * sorter (when given) to contiguous int64, then one binary search per
@@ -31,8 +34,8 @@ PyObject *
 search_argreduce(DeviceArrayObject *a, int op, PyObject *axis_obj, int keepdims)
 {
     const char *name = op == DA_ARG_MAX ? "argmax" : "argmin";
-    int64_t shape[DA_MAXDIMS], seglen;
-    int axis = -1, k, ndim = 0;
+    int64_t shape[DA_MAXDIMS], seglen, outer = 1, inner = 1;
+    int axis = -1, k, ndim = 0, in_place = 0;
     DeviceArrayObject *source = NULL, *result = NULL;
 
     if (axis_obj != Py_None &&
@@ -52,6 +55,12 @@ search_argreduce(DeviceArrayObject *a, int op, PyObject *axis_obj, int keepdims)
         else if (keepdims) {
             shape[ndim++] = 1;
         }
+        if (axis >= 0 && k < axis) {
+            outer *= DA_SHAPE(a)[k];
+        }
+        else if (axis >= 0 && k > axis) {
+            inner *= DA_SHAPE(a)[k];
+        }
     }
     seglen = axis >= 0 ? DA_SHAPE(a)[axis] : a->size;
     if (seglen == 0) {
@@ -62,13 +71,30 @@ search_argreduce(DeviceArrayObject *a, int op, PyObject *axis_obj, int keepdims)
     if (result == NULL || result->size == 0) {
         return (PyObject *)result;
     }
-    source = axis >= 0 ? scan_axis_last(a, axis, a->typenum)
-                       : copy_contiguous_as(a, a->typenum);
-    if (source == NULL ||
-        backend_argreduce(a->backend, op, a->typenum, source->data, (int64_t *)result->data,
-                          result->size, seglen) < 0) {
-        Py_CLEAR(result);
+    /* an axis before the last of a C-contiguous array: in place where the
+       backend has the columns kernel (CUDA, float32/float64) */
+    if (inner > 1 && array_is_c_contiguous(a)) {
+        in_place = backend_argreduce_columns(a->backend, op, a->typenum, a->data,
+                                             (int64_t *)result->data, outer, seglen,
+                                             inner);
+        if (in_place < 0) {
+            goto error;
+        }
     }
+    if (!in_place) {
+        source = axis >= 0 ? scan_axis_last(a, axis, a->typenum)
+                           : copy_contiguous_as(a, a->typenum);
+        if (source == NULL ||
+            backend_argreduce(a->backend, op, a->typenum, source->data,
+                              (int64_t *)result->data, result->size, seglen) < 0) {
+            goto error;
+        }
+    }
+    goto done;
+
+error:
+    Py_CLEAR(result);
+done:
     Py_XDECREF(source);
     return (PyObject *)result;
 }

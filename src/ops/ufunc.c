@@ -576,6 +576,52 @@ ufunc_clip_bound(const char *what, PyObject *obj, const DeviceArrayObject *x, in
     return 0;
 }
 
+/* Whether a is C-contiguous with x's dtype and shape: an operand of the
+   one-pass clip. */
+static int
+ufunc_clip_matches(const DeviceArrayObject *a, const DeviceArrayObject *x)
+{
+    return a->typenum == x->typenum && a->ndim == x->ndim &&
+           memcmp(DA_SHAPE(a), DA_SHAPE(x), sizeof(int64_t) * (size_t)x->ndim) == 0 &&
+           array_is_c_contiguous(a);
+}
+
+/* clip in one pass where the backend has it (backend_clip) and x, out and
+   the array bounds are C-contiguous of x's dtype and shape; 1 when done,
+   0 when the caller takes the two passes, -1 with an exception. */
+static int
+ufunc_clip_one_pass(DeviceArrayObject *x, DeviceArrayObject *out, const int *present,
+                    DeviceArrayObject *const *arrays, const da_scalar *scalars)
+{
+    da_clip c;
+    int k;
+
+    if (!array_is_c_contiguous(x) || !ufunc_clip_matches(out, x)) {
+        return 0;
+    }
+    memset(&c, 0, sizeof(c));
+    c.typenum = x->typenum;
+    c.n = x->size;
+    c.out = out->data;
+    c.x = x->data;
+    for (k = 0; k < 2; k++) {
+        c.present[k] = present[k];
+        if (arrays[k] != NULL) {
+            if (!ufunc_clip_matches(arrays[k], x)) {
+                return 0;
+            }
+            c.bound[k] = arrays[k]->data;
+        }
+        else if (present[k]) {
+            c.scalar[k] = scalars[k];
+        }
+    }
+    if (array_activate(out) < 0) {
+        return -1;
+    }
+    return backend_clip(out->backend, &c);
+}
+
 static PyObject *
 ufunc_clip(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
 {
@@ -583,7 +629,7 @@ ufunc_clip(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
     PyObject *xobj, *bounds[2] = {Py_None, Py_None};
     DeviceArrayObject *x, *arrays[2], *out = NULL;
     da_scalar scalars[2];
-    int present[2], k, cls, ndim;
+    int present[2], k, cls, ndim, done;
     int64_t shape[DA_MAXDIMS];
     static const int ops[2] = {DA_OP_MAXIMUM, DA_OP_MINIMUM};
     static const char *const names[2] = {"min", "max"};
@@ -625,6 +671,13 @@ ufunc_clip(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
     }
     if (out == NULL) {
         return NULL;
+    }
+    done = ufunc_clip_one_pass(x, out, present, arrays, scalars);
+    if (done < 0) {
+        goto error;
+    }
+    if (done > 0) {
+        return (PyObject *)out;
     }
     /* min(max(x, min), max): the first step reads x, the second works in
        place on out (each element read and written by the same thread) */

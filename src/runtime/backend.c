@@ -1,10 +1,10 @@
 /*
  * Backends: see backend.h.
  *
- * Ownership: this file owns the choice of default backend and the scratch
- * block of the reductions (pool memory, kept for the process).  Both are
- * global for the reason the CUDA state is (device.c), and touched with the
- * GIL held.
+ * Ownership: this file owns the scratch block of the reductions (pool
+ * memory, kept for the process), global for the reason the CUDA state is
+ * (device.c) and touched with the GIL held.  The choice of the default
+ * backend and the Python functions are backend_choice.c's.
  */
 #include "runtime/backend.h"
 
@@ -15,64 +15,6 @@
 #include "runtime/device.h"
 #include "runtime/jit.h"
 #include "runtime/transfer.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-/* -1: not chosen yet */
-static int default_backend = -1;
-
-/* Make `name` ("host" or "cuda") the backend of new arrays. */
-static int
-backend_select(const char *name, const char *origin)
-{
-    if (strcmp(name, "host") == 0) {
-        default_backend = DA_BACKEND_HOST;
-        return 0;
-    }
-    if (strcmp(name, "cuda") == 0) {
-        if (!device_cuda_available()) {
-            PyErr_Format(PyExc_RuntimeError,
-                         "%s asks for the CUDA backend, but CUDA is not "
-                         "available: %s",
-                         origin, device_cuda_unavailable_reason());
-            return -1;
-        }
-        default_backend = DA_BACKEND_CUDA;
-        return 0;
-    }
-    PyErr_Format(PyExc_ValueError,
-                 "%s must be 'host' or 'cuda', got '%s'", origin, name);
-    return -1;
-}
-
-int
-backend_default(void)
-{
-    const char *env;
-
-    if (default_backend >= 0) {
-        return default_backend;
-    }
-    env = getenv("DEVARRAY_BACKEND");
-    if (env != NULL && env[0] != '\0') {
-        return backend_select(env, "DEVARRAY_BACKEND") < 0 ? -1
-                                                           : default_backend;
-    }
-    if (device_cuda_available()) {
-        default_backend = DA_BACKEND_CUDA;
-        return default_backend;
-    }
-    if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1,
-                         "devarray: no usable CUDA device (%s); using the "
-                         "host backend. Set DEVARRAY_BACKEND=host to choose "
-                         "it explicitly.",
-                         device_cuda_unavailable_reason()) < 0) {
-        return -1;
-    }
-    default_backend = DA_BACKEND_HOST;
-    return default_backend;
-}
 
 static int
 host_contract_error(const char *what)
@@ -113,6 +55,21 @@ backend_where(int backend, const da_where *w)
     if (da_host_where(w) != 0) {
         return host_contract_error("where");
     }
+    return 0;
+}
+
+int
+backend_clip(int backend, const da_clip *c)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA && da_clip_has_kernel(c->typenum)) {
+        cudaError_t err = da_cuda_clip(c, stream_current());
+        return err == cudaSuccess ? 1 : cuda_error_raise(err, "clip kernel");
+    }
+#else
+    (void)backend;
+    (void)c;
+#endif
     return 0;
 }
 
@@ -277,6 +234,23 @@ backend_argreduce_call(void *temp, size_t *temp_bytes, const void *args,
     return da_cuda_argreduce(temp, temp_bytes, a->op, a->typenum, a->in,
                              (int64_t *)a->out, a->nsegments, a->seglen, stream);
 }
+
+/* The arguments of da_cuda_argreduce_columns. */
+typedef struct {
+    int op, typenum;
+    const void *in;
+    int64_t *out;
+    int64_t outer, len, inner;
+} backend_columns;
+
+static cudaError_t
+backend_argreduce_columns_call(void *temp, size_t *temp_bytes, const void *args,
+                               cudaStream_t stream)
+{
+    const backend_columns *a = (const backend_columns *)args;
+    return da_cuda_argreduce_columns(temp, temp_bytes, a->op, a->typenum, a->in, a->out,
+                                     a->outer, a->len, a->inner, stream);
+}
 #endif
 
 #ifdef DEVARRAY_HAVE_CUDA
@@ -333,6 +307,31 @@ backend_argreduce(int backend, int op, int typenum, const void *in, int64_t *out
     return da_host_argreduce(op, typenum, in, out, nsegments, seglen) != 0
                ? host_contract_error("argmax/argmin")
                : 0;
+}
+
+int
+backend_argreduce_columns(int backend, int op, int typenum, const void *in,
+                          int64_t *out, int64_t outer, int64_t len, int64_t inner)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA && da_argreduce_has_columns(typenum)) {
+        const backend_columns args = {op, typenum, in, out, outer, len, inner};
+        return backend_two_phase(backend_argreduce_columns_call, &args,
+                                 "argmax/argmin kernel") < 0
+                   ? -1
+                   : 1;
+    }
+#else
+    (void)backend;
+    (void)op;
+    (void)typenum;
+    (void)in;
+    (void)out;
+    (void)outer;
+    (void)len;
+    (void)inner;
+#endif
+    return 0;
 }
 
 int
@@ -610,14 +609,6 @@ backend_synchronize(int backend)
     return 0;
 }
 
-const char *
-backend_name(int backend)
-{
-    return backend == DA_BACKEND_CUDA ? "cuda" : "host";
-}
-
-/* ---- module-level functions ---------------------------------------------- */
-
 /* linalg */
 int
 backend_matmul(int backend, int device, const da_matmul *g)
@@ -644,66 +635,6 @@ backend_matmul(int backend, int device, const da_matmul *g)
         return host_contract_error("matmul");
     }
     return 0;
-}
-
-static PyObject *
-backend_py_backend(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args))
-{
-    int backend = backend_default();
-    if (backend < 0) {
-        return NULL;
-    }
-    return PyUnicode_FromString(backend_name(backend));
-}
-
-static PyObject *
-backend_py_set_backend(PyObject *Py_UNUSED(module), PyObject *name)
-{
-    const char *text;
-    Py_ssize_t len;
-    if (!PyUnicode_Check(name)) {
-        PyErr_Format(PyExc_TypeError,
-                     "set_backend() takes 'host' or 'cuda', not %.200s",
-                     Py_TYPE(name)->tp_name);
-        return NULL;
-    }
-    text = PyUnicode_AsUTF8AndSize(name, &len);
-    if (text != NULL && (size_t)len != strlen(text)) {
-        PyErr_SetString(PyExc_ValueError,
-                        "set_backend() must be 'host' or 'cuda' (embedded null character)");
-        return NULL;
-    }
-    if (text == NULL || backend_select(text, "set_backend()") < 0) {
-        return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
-static PyObject *
-backend_py_synchronize(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args))
-{
-    if (device_cuda_available() && backend_synchronize(DA_BACKEND_CUDA) < 0) {
-        return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
-static PyMethodDef backend_methods[] = {
-    {"backend", backend_py_backend, METH_NOARGS,
-     "backend()\n--\n\nThe backend new arrays are made on: 'cuda' or 'host'."},
-    {"set_backend", backend_py_set_backend, METH_O,
-     "set_backend(name)\n--\n\nMake 'host' or 'cuda' the backend of new "
-     "arrays.  Existing arrays keep theirs."},
-    {"synchronize", backend_py_synchronize, METH_NOARGS,
-     "synchronize()\n--\n\nWait until all work queued on every stream of "
-     "every device devarray has used has finished."},
-    {NULL, NULL, 0, NULL},
-};
-
-int
-backend_module_init(PyObject *module)
-{
-    return PyModule_AddFunctions(module, backend_methods);
 }
 
 /* ---- fusion (fuse) ---- */

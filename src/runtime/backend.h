@@ -36,6 +36,11 @@ int backend_elementwise(int backend, int op, int cls, const da_elementwise *e);
 /* out = cond ? x1 : x2 per element (see kernels/launch.h) on `backend`. */
 int backend_where(int backend, const da_where *w);
 
+/* clip in one pass (see kernels/launch.h, da_clip) where `backend` has a
+   kernel for it: 1 when done, 0 when it has none (the caller clips in two
+   passes of maximum and minimum), -1 with an exception. */
+int backend_clip(int backend, const da_clip *c);
+
 /* The creation kernels (see kernels/launch.h: da_range, da_linspace,
    da_tri) on `backend`. */
 int backend_range(int backend, const da_range *r);
@@ -54,6 +59,13 @@ int backend_scan(int backend, int op, int typenum, const void *in, void *out,
                  int64_t nsegments, int64_t seglen);
 int backend_argreduce(int backend, int op, int typenum, const void *in, int64_t *out,
                       int64_t nsegments, int64_t seglen);
+/* argmax/argmin over the middle axis of (outer, len, inner) contiguous
+   elements, read in place (launch.h: da_cuda_argreduce_columns), where
+   `backend` has a kernel for it (CUDA, da_argreduce_has_columns): 1 when
+   done, 0 when it has none (the caller moves the axis last and calls
+   backend_argreduce), -1 with an exception. */
+int backend_argreduce_columns(int backend, int op, int typenum, const void *in,
+                              int64_t *out, int64_t outer, int64_t len, int64_t inner);
 int backend_searchsorted(int backend, da_searchsorted *s);
 
 
