@@ -53,24 +53,71 @@ def sum_of_squares(a, b):
     return ((a - b) ** 2).sum()
 
 
+def either(module, *names):
+    """The first of `names` that the library has (its spelling of a
+    function: unique_values / unique, repeat_interleave / repeat)."""
+    return next(getattr(module, n) for n in names if hasattr(module, n))
+
+
+def rows_of(x, m):
+    """x[ri] for a fixed random permutation ri of x's rows, made on the host
+    (the upload is a copy, not a kernel, so ncu does not list it)."""
+    ri = np.random.default_rng(1).permutation(x.shape[0])
+    if m.__name__ == "torch":
+        return x[m.as_tensor(ri, device="cuda")]
+    return x[m.asarray(ri)]
+
+
 def operations(log2n):
-    """name -> (input shape, call(x, library module))."""
+    """name -> (input shape, dtype, call(x, library module)); the input is
+    uniform in [0, 1) (integers: in [0, 2^20), the unique rows' values)."""
     n = 1 << log2n
     side = 1 << (log2n // 2)
     return {
-        "isnan": ((n,), lambda x, m: m.isnan(x)),
-        "sum": ((n,), lambda x, m: m.sum(x)),
-        "sum_axis0": ((side, side), lambda x, m: m.sum(x, axis=0)),
-        "sum_axis1": ((side, side), lambda x, m: m.sum(x, axis=1)),
-        "max": ((n,), lambda x, m: m.max(x)),
-        "argmax": ((n,), lambda x, m: m.argmax(x)),
-        "sort": ((n >> 2,), lambda x, m: m.sort(x)),
-        "mask": ((n,), lambda x, m: x[x > 0.5]),
-        "matmul": ((4096, 4096), lambda x, m: m.matmul(x, x)),
-        "add_transpose": ((side, side), lambda x, m: x + x.T),
-        "fuse_sumsq": ((n,), lambda x, m: fused(m, sum_of_squares)(x, x)),
-        "any_small": ((1024,), lambda x, m: bool(m.any(x))),
+        "isnan": ((n,), "float32", lambda x, m: m.isnan(x)),
+        "sum": ((n,), "float32", lambda x, m: m.sum(x)),
+        "sum_axis0": ((side, side), "float32", lambda x, m: m.sum(x, axis=0)),
+        "sum_axis1": ((side, side), "float32", lambda x, m: m.sum(x, axis=1)),
+        "max": ((n,), "float32", lambda x, m: m.max(x)),
+        "argmax": ((n,), "float32", lambda x, m: m.argmax(x)),
+        "sort": ((n >> 2,), "float32", lambda x, m: m.sort(x)),
+        "mask": ((n,), "float32", lambda x, m: x[x > 0.5]),
+        "matmul": ((4096, 4096), "float32", lambda x, m: m.matmul(x, x)),
+        "add_transpose": ((side, side), "float32", lambda x, m: x + x.T),
+        "fuse_sumsq": ((n,), "float32", lambda x, m: fused(m, sum_of_squares)(x, x)),
+        "any_small": ((1024,), "float32", lambda x, m: bool(m.any(x))),
+        # the families that miss (docs/benchmarks.md, "Why rows miss")
+        "exp_f16": ((n,), "float16", lambda x, m: m.exp(x)),
+        "sin_f16": ((n,), "float16", lambda x, m: m.sin(x)),
+        "div_f16": ((n,), "float16", lambda x, m: x / x),
+        "floordiv7_i32": ((n,), "int32", lambda x, m: x // 7),
+        "and_bool": ((n,), "bool", lambda x, m: x & x),
+        "clip": ((n,), "float32", lambda x, m: m.clip(x, 0.25, 0.75)),
+        "argmax_axis0": ((side, side), "float32", lambda x, m: m.argmax(x, axis=0)),
+        "count_nonzero_axis1": ((side, side), "float32",
+                                lambda x, m: m.count_nonzero(x, axis=1)),
+        "sum_f16_axis1": ((side, side), "float16", lambda x, m: m.sum(x, axis=1)),
+        "cumsum": ((n,), "float32", lambda x, m: m.cumsum(x, 0)
+                   if m is not devarray else m.cumulative_sum(x)),
+        "sort_i16": ((n >> 2,), "int16", lambda x, m: m.sort(x)),
+        "sort_f16": ((n >> 2,), "float16", lambda x, m: m.sort(x)),
+        "unique_i32": ((n >> 2,), "int32", lambda x, m: either(m, "unique_values", "unique")(x)),
+        "rows": ((side, side), "float32", rows_of),
+        "repeat": ((n >> 1,), "float32",
+                   lambda x, m: either(m, "repeat_interleave", "repeat")(x, 2)),
+        "concat_axis1": ((side, side >> 1), "float32",
+                         lambda x, m: m.concatenate([x, x], axis=1)
+                         if m is not devarray else m.concat([x, x], axis=1)),
     }
+
+
+def host_input(shape, dtype):
+    rng = np.random.default_rng(0)
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(0, 1 << 20, size=shape).astype(dtype)
+    return rng.random(shape, dtype=np.float32).astype(dtype)
 
 
 def libraries():
@@ -92,14 +139,14 @@ def libraries():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("operation")
+    parser.add_argument("operation", help="one of: " + ", ".join(operations(28)))
     parser.add_argument("--log2-size", type=int, default=28)
     args = parser.parse_args()
     ops = operations(args.log2_size)
     if args.operation not in ops:
         parser.error(f"operation must be one of {', '.join(ops)}")
-    shape, call = ops[args.operation]
-    host = np.random.default_rng(0).random(shape, dtype=np.float32)
+    shape, dtype, call = ops[args.operation]
+    host = host_input(shape, dtype)
     start, stop = cuda_profiler()
     for name, (to_device, module, sync) in libraries().items():
         x = to_device(host)

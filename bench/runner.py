@@ -31,6 +31,7 @@ if IN_PLACE:
 
 import devarray  # noqa: E402
 import inputs  # noqa: E402
+import misses  # noqa: E402
 
 SMALL = 1024                   # elements in the host-overhead rows
 TRANSFER_BYTES = 256 << 20
@@ -637,6 +638,7 @@ def docs_page(result, multi=None, cluster=()):
     errors = errors_text(rows)
     if errors:
         out += ["", "Errors:", ""] + ["- " + e for e in errors]
+    out += misses.section(rows)
     if multi is not None:
         out += ["", "## Several GPUs", "",
                 "Measured on their own machine by `%s`; the h2d row is the upload onto"

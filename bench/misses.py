@@ -1,0 +1,242 @@
+"""Why rows miss their targets: the "Why rows miss" section of
+docs/benchmarks.md.
+
+Each cause says what bounds a group of rows, from the Nsight Compute profile
+it rests on where there is one (`ncu ... python3 bench/profile.py OP`,
+bench/README.md says how: kernel time, DRAM and SM throughput as % of peak),
+and matches its rows by operation and dtype.  bench/run.py writes each cause
+that matches a missed row of the run, with those rows, and lists the missed
+rows that no cause matches, so a new miss shows until it is explained.  The
+profiles quoted were taken on an NVIDIA H200 (nvidia-h200) on 2026-11-28.
+"""
+
+
+def op(*names):
+    """A row whose operation starts with one of names."""
+    return lambda r: r["op"].startswith(names)
+
+
+def dtype(*names):
+    return lambda r: r["dtype"] in names
+
+
+def both(*tests):
+    return lambda r: all(t(r) for t in tests)
+
+
+def either(*tests):
+    return lambda r: any(t(r) for t in tests)
+
+
+def host_overhead(r):
+    return r["op"].startswith("host overhead")
+
+
+def at_limit(r):
+    """Within 6% of the best peer where devarray moves at least 95% of the
+    copy bandwidth, or within 2% where every library calls the same vendor
+    routine."""
+    vendor = r["op"].startswith(("fft.", "linalg.svd", "linalg.solve", "linalg.inv"))
+    if r["ratio"] is None:
+        return False
+    return (vendor and r["ratio"] <= 1.02) or (
+        r["ratio"] <= 1.06 and (r["pct_copy"] or 0) >= 95)
+
+
+CAUSES = [
+    ("At the memory limit, or in a shared vendor routine", at_limit,
+     "devarray moves at least 95% of the copy bandwidth and is within 6% of "
+     "the fastest peer (elementwise, 1-byte operands, creation, leading-axis "
+     "reductions), or all three libraries call the same cuFFT/cuSOLVER "
+     "routine: DRAM (or the vendor routine) bounds them.  Up to about 1% is "
+     "the timer's noise: repeated runs of one kernel differ by that much "
+     "(float32 `a + b` measured 737.7 and 738.1 us, int64 `a + b` 736.5 and "
+     "738.1 us, in two runs of this bench a day apart).  The rest is the "
+     "access pattern (PyTorch's leading-axis reduction reads 1-2% closer to "
+     "the copy rate; its 1-byte kernels store 4 bytes a thread where ours "
+     "store 16), not profiled row by row."),
+    ("float16 elementwise: 8-byte vectors and float math per element",
+     both(dtype("float16"), either(op("negative", "abs", "sqrt", "exp", "log", "sin",
+                                      "floor", "isnan", "a + b", "a * b", "a / b",
+                                      "maximum")), lambda r: not host_overhead(r)),
+     "The float16 kernels load 8-byte vectors (4 elements) and convert each "
+     "element to float and back around its op: 16-byte vectors made the "
+     "float16 kernels a quarter of the float32 unit's machine code "
+     "(kernels/elementwise.cuh, kHalfVectorBytes), and the wheel has a 15 MB "
+     "limit.  ncu: `exp` 333 us at 66% of DRAM peak and 69% of SM peak, "
+     "PyTorch (8 elements a thread) 254 us at 86% DRAM; `x / x` 575 us at 94% "
+     "SM (compute-bound: the IEEE float division per element), PyTorch 289 us "
+     "at 60% SM; `sin` 530 us at 84% SM against PyTorch's 366 us at 84%.  "
+     "What bounds them is instruction throughput; the way out is packed half2 "
+     "math for the ops that have it, within the size budget."),
+    ("Math functions compiled without FMA contraction",
+     both(op("sqrt", "exp", "log", "sin", "pow", "a // b"),
+          dtype("float32", "float64", "complex64", "complex128", "int32")),
+     "These rows are at or near the DRAM limit in PyTorch and a few percent "
+     "behind it here (`a // b` of float32 at 70%, `pow` 47-78%).  Every "
+     "kernel is compiled with `--fmad=false` so that results match the host "
+     "backend bit for bit; each multiply-add of the libdevice functions and of "
+     "NumPy's floor-division formula is then two instructions, and the "
+     "compute-heavy ones (pow, complex exp, float floor division, integer pow "
+     "in 64-bit class arithmetic) become instruction-bound.  Not profiled "
+     "one by one; the float16 rows above show the same bound under ncu."),
+    ("Integer division by a scalar: a hardware division per element",
+     op("a // 7", "a % 7"),
+     "ncu of int32 `a // 7` in an earlier build of this change (64-bit class "
+     "arithmetic around the division): 1.00 ms at 81% of SM peak, 44% DRAM, "
+     "compute-bound (integers compute in 64-bit classes, and the GPU has no "
+     "divide instruction).  The contiguous kernels of dtypes up to 32 bits now "
+     "divide in 32 bits (704 -> 570 us); PyTorch's 32-bit division reaches "
+     "506 us.  The remaining gap is the division sequence itself; the fix the "
+     "issue names, multipliers precomputed on the host for a scalar divisor, "
+     "is not built yet (int64 `a // 7` keeps the 64-bit routine, 1.10x)."),
+    ("bool logical ops: a class conversion per byte",
+     both(op("logical_and", "a & b"), dtype("bool")),
+     "ncu: `x & x` of 2^28 bools 275 us at 80% SM, 39% DRAM; PyTorch 192 us "
+     "at 56% DRAM.  Each bool byte is loaded into the bool class (x != 0) and "
+     "stored back, 16 per thread: instruction-bound, where PyTorch ANDs the "
+     "bytes.  Bool inputs are already 0 or 1, so a bytewise kernel for bool "
+     "operands would remove it."),
+    ("Widening casts and copies that read less than they write",
+     either(op("astype"), op("tile", "repeat(g", "broadcast_to", "reshape(m.T",
+                             "a.T.copy", "moveaxis", "permute_dims", "wm[:] = v",
+                             "m[:, ::-1]", "m[1:-1", "roll", "meshgrid", "arange",
+                             "linspace", "stack([e, f], axis=1)", "u[:, None]",
+                             "a + a.T")),
+     "These rows lead both peers (0.2-0.8x) or tie them, and miss only the "
+     ">= 90% of copy bandwidth clause: a cast from 1 byte to 4 reads a "
+     "quarter of what it writes, and the strided and transposing copies "
+     "(kernels/elementwise.cu's strided move, transpose.cuh's tiles) run at "
+     "68-89% of the copy rate (ncu of `concat(axis=1)`: each strided move at "
+     "70% DRAM).  What bounds them is the write path of the strided kernel "
+     "(4-byte stores, div/mod per element); `a + a.T` is at 50%."),
+    ("Reductions that are two passes, and moments below the copy rate",
+     op("count_nonzero", "any(", "all(", "std(", "var(", "host overhead: std"),
+     "ncu of `count_nonzero(m, axis=1)`: `x != 0` into a bool array (373 us, "
+     "74% DRAM) and then a segmented sum of it (126 us); CuPy does one "
+     "420 us pass.  any/all of bool arrays read at 40-66% of the copy rate "
+     "but lead or tie both peers.  A transform feeding the one reduction "
+     "(as `sum` does) is the fix.  var and std lead both peers (0.7-0.9x) at "
+     "85-90% of the copy rate; not profiled."),
+    ("Arg-reductions over a leading axis below 90% of the copy rate",
+     op("argmax(m, axis=0)", "argmin(m, axis=0)"),
+     "New in this change: read in place by columns instead of copied with the "
+     "axis moved last (1.01 ms -> 314 us, 0.93x PyTorch).  ncu: 322 us at "
+     "70% DRAM, 48% SM: each thread loads one float at a time; the float4 "
+     "loads that `sum(axis=0)` uses would take it to the copy rate."),
+    ("Scans: CUB's decoupled look-back at 52% of DRAM peak",
+     op("cumulative_sum", "cumulative_prod", "host overhead: cumulative"),
+     "ncu of `cumulative_sum` of 2^28 float32: CUB's DeviceScanKernel 847 us "
+     "at 52% DRAM, the same kernel PyTorch runs (856 us).  Bounded by the "
+     "scan's tile look-back, not by memory; the rows tie PyTorch.  Integer "
+     "input to an int64 result reads 4 and writes 8 bytes per element."),
+    ("float16 and int16 sorts",
+     op("sort(a)"),
+     "ncu of float16 `sort` (2^26): key-and-index pairs through two onesweep "
+     "passes (1.46 ms) and then a gather of the values by index that reads "
+     "4.2 GB (1.51 ms); PyTorch sorts the 2-byte keys themselves (two passes, "
+     "1.49 ms).  -0.0 and +0.0 must keep their input order, which a sort of "
+     "the keys alone loses.  int16 now sorts widened int32 keys on 16 bits "
+     "(3.06 -> 1.09 ms; ncu: widen 204 us, two passes 796 us, narrow 201 us); "
+     "CuPy's native 16-bit sort (two passes of 409 us over half the bytes) "
+     "is 1.02 ms, 1.07x ours against a 1.05x target.  A 16-bit CUB "
+     "instantiation would close it and costs about 130 KB of machine code "
+     "per architecture that the 15 MB wheel does not have."),
+    ("unique: run numbering where one compaction would do",
+     either(op("unique_"), op("host overhead: unique")),
+     "ncu of `unique_values` of 2^26 int32: the sort (1.57 ms) matches "
+     "PyTorch's; then devarray marks run heads as int64 (313 us), scans them "
+     "(330 us) and scatters (421 us), where PyTorch runs one DeviceSelect "
+     "(152 us).  For values and counts, flags plus one compaction is the "
+     "fix; inverse and indices keep the scan."),
+    ("Random gathers and scatters: latency of random sectors",
+     op("a[idx]", "w[idx]", "m[ri]", "isin", "nonzero", "host overhead: a[idx]",
+        "host overhead: w[idx]", "host overhead: take", "host overhead: nonzero"),
+     "Random single-element gathers and scatters read one 32-byte sector per "
+     "4-byte element; all three libraries are within 10% of each other there.  "
+     "`m[ri]` (whole rows) is new in this change: a warp per row in 16-byte "
+     "units (1.76 ms -> 573 us; ncu 542 us at 82% DRAM, PyTorch's "
+     "vectorised gather 584 us under ncu).  The host-overhead rows are the "
+     "index checks and result allocation in C, a few microseconds over "
+     "PyTorch's C++ dispatch."),
+    ("Random numbers: Philox and the transforms",
+     op("integers(", "standard_normal", "permutation", "random("),
+     "Every draw is Philox4x32-10 (kernels/random.h, the same values on both "
+     "backends), 10 rounds of 32-bit multiplies per 4 words, and `integers` "
+     "and the normal then transform each word: 36-38% of the copy rate, "
+     "instruction-bound (not profiled one by one).  `permutation` is the "
+     "stable argsort of 2^26 random 64-bit keys (8-byte keys with an index, "
+     "eight digit passes), where PyTorch's randperm sorts smaller keys."),
+    ("Manipulation copies of two inputs",
+     op("concat([h, h], axis=1)", "repeat(e, 2)"),
+     "ncu of `concat(axis=1)`: one strided move per input (311 us each, 70% "
+     "DRAM) where PyTorch copies both in one batched vectorised kernel "
+     "(541 us, 82% DRAM); `repeat(e, 2)` is one strided move with a "
+     "broadcast input at 28% DRAM and 81% SM (a division per element).  A "
+     "row-copy kernel for these layouts would take them to the copy rate."),
+    ("Small batched linear algebra and fused reductions",
+     op("linalg.cholesky, batched", "fuse:", "host overhead: a @ b"),
+     "Batched Cholesky of 3x3 and 8x8 runs devarray's small-matrix kernel "
+     "(kernels/linalg_small.cu: a thread per matrix in shared memory, LAPACK's "
+     "unblocked potf2 with every product rounded), 1.2-1.4x PyTorch's; not "
+     "profiled.  `fuse` of a float reduction is kept unfused so "
+     "that its bits equal the unfused calls' (38% of read bandwidth); the "
+     "issue's one-pass version is not built yet."),
+    ("float16 sums over the last axis: an older CUB",
+     both(op("sum(a, axis=-1)"), dtype("float16")),
+     "ncu: devarray's DeviceSegmentedReduce (CUDA 13.0's CUB 3.0) 150 us at "
+     "75% DRAM; CuPy's bundled CUB 3.1 has DeviceFixedSizeSegmentedReduce, "
+     "130 us at 86%.  The toolkit's next CUB brings the same kernel."),
+    ("Host overhead in Python-level paths", host_overhead,
+     "These functions are C, but do more than one launch or a read-back "
+     "(std: mean then moments; mean over an axis: sum then divide; "
+     "concat/stack/roll: a copy per input; searchsorted and a.sum(): noise "
+     "around 0.75-0.9x PyTorch).  Fusing their launches is the fix."),
+    ("Extension and exchange paths", op("C API", "pinned pipeline"),
+     "`DevArray_GetView` of a CuPy array reads `__cuda_array_interface__`, a "
+     "Python dict that CuPy builds on every access (2.3 us against CuPy's "
+     "own 0.46 us fast path for its own type).  The pinned pipeline over 4 "
+     "Streams is bounded by the host's PCIe copies (85 GB/s, CuPy's 87)."),
+]
+
+
+def explain(rows):
+    """(cause title, cause text, its missed rows) for each cause that matches
+    a missed row of `rows` (a row goes to its first matching cause), and the
+    missed rows that none matches."""
+    missed = [r for r in rows if r["met"] == "no"]
+    found, rest = [], []
+    groups = {title: [] for title, _, _ in CAUSES}
+    for r in missed:
+        for title, match, _ in CAUSES:
+            if match(r):
+                groups[title].append(r)
+                break
+        else:
+            rest.append(r)
+    for title, _, text in CAUSES:
+        if groups[title]:
+            found.append((title, text, groups[title]))
+    return found, rest
+
+
+def miss_label(row):
+    ratio = "" if row["ratio"] is None else ", %.2fx" % row["ratio"]
+    return "%s (%s, %s%s)" % (row["op"], row["size"], row["dtype"], ratio)
+
+
+def section(rows):
+    """The page's "Why rows miss": bench/misses.py's causes of the rows that
+    missed, and the missed rows no cause explains."""
+    found, rest = explain(rows)
+    if not found and not rest:
+        return []
+    out = ["", "## Why rows miss", "",
+           "Each missed row under the cause that bounds it (bench/misses.py, from",
+           "Nsight Compute profiles of `bench/profile.py` where it says so)."]
+    for title, text, hit in found:
+        out += ["", "### " + title, "", text, "",
+                "Rows: " + "; ".join(miss_label(r) for r in hit) + "."]
+    if rest:
+        out += ["", "### Not explained yet", ""] + ["- " + miss_label(r) for r in rest]
+    return out
