@@ -80,16 +80,19 @@ CAUSES = [
      "compute-heavy ones (pow, complex exp, float floor division, integer pow "
      "in 64-bit class arithmetic) become instruction-bound.  Not profiled "
      "one by one; the float16 rows above show the same bound under ncu."),
-    ("Integer division by a scalar: a hardware division per element",
+    ("Integer division by a scalar: the class arithmetic around it",
      op("a // 7", "a % 7"),
      "ncu of int32 `a // 7` in an earlier build of this change (64-bit class "
      "arithmetic around the division): 1.00 ms at 81% of SM peak, 44% DRAM, "
      "compute-bound (integers compute in 64-bit classes, and the GPU has no "
      "divide instruction).  The contiguous kernels of dtypes up to 32 bits now "
      "divide in 32 bits (704 -> 570 us); PyTorch's 32-bit division reaches "
-     "506 us.  The remaining gap is the division sequence itself; the fix the "
-     "issue names, multipliers precomputed on the host for a scalar divisor, "
-     "is not built yet (int64 `a // 7` keeps the 64-bit routine, 1.10x)."),
+     "506 us.  The division is no longer what bounds it: a reciprocal "
+     "worked out once per thread (a multiply-high and two corrections per "
+     "element, tried in this change and left out) measured the same 579 us, "
+     "and uint32 `a // 7` takes 550 us, 10% over the copy rate; the rest is "
+     "the 64-bit class arithmetic around it, not profiled further.  int64 "
+     "`a // 7` keeps the 64-bit routine (1.10x)."),
     ("bool logical ops: a class conversion per byte",
      both(op("logical_and", "a & b"), dtype("bool")),
      "ncu: `x & x` of 2^28 bools 275 us at 80% SM, 39% DRAM; PyTorch 192 us "
