@@ -26,7 +26,8 @@
  *     more than 2^30 elements into chunks.
  *   - tiled (transpose.cuh): 2-D or batched 2-D problems where an input
  *     is dense along the output's rows (a + a.T, casts of a.T into C
- *     order), through shared-memory tiles.  A kernel per (op, class).
+ *     order), through shared-memory tiles.  A kernel per (op, class), for
+ *     COPY and the ops of has_tiled_kernel (the others go strided).
  *   - strided (elementwise.cuh): everything else (other layouts, mixed
  *     dtypes, casts, outputs of another dtype).  A kernel per (op, class);
  *     COPY's stages a cast between contiguous arrays through shared memory

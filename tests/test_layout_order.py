@@ -191,6 +191,31 @@ def test_transposing_routes(backend, rng, shape, dtype):
             assert_like(d < dt, a < at)
 
 
+@pytest.mark.parametrize("shape", [(33, 33), (3, 40, 40)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
+def test_transposing_rarer_binary_ops(backend, rng, shape, dtype):
+    """Binary ops without a tiled kernel (kernels/transpose.cuh's
+    has_tiled_kernel) between transposed operands: the strided route."""
+    a = random_array(rng, shape, dtype)
+    b = random_array(rng, shape, dtype)
+    d, e = devarray.to_device(a), devarray.to_device(b)
+    axes = tuple(range(a.ndim - 2)) + (a.ndim - 1, a.ndim - 2)
+    at, et = a.transpose(axes), devarray.permute_dims(e, axes)
+    with np.errstate(all="ignore"):
+        if a.dtype.kind == "f":
+            # the math library's last bit may differ from NumPy's
+            assert_like(devarray.atan2(d, et), np.arctan2(a, b.transpose(axes)),
+                        rtol=4 * eps(dtype))
+            assert_like(devarray.pow(et, d), np.power(b.transpose(axes), a),
+                        rtol=4 * eps(dtype))
+        else:
+            nonzero = np.where(b == 0, 1, b).astype(dtype)
+            dn = devarray.permute_dims(devarray.to_device(nonzero), axes)
+            assert_like(devarray.floor_divide(d, dn), a // nonzero.transpose(axes))
+            assert_like(devarray.bitwise_xor(devarray.permute_dims(d, axes), e),
+                        at ^ b)
+
+
 def test_transposed_views_of_views(backend, rng):
     """Sliced and reversed transposed operands of the 2-D routes."""
     a = random_array(rng, (70, 90), "float32")
