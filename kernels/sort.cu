@@ -428,16 +428,20 @@ sort_float_values(void *temp, size_t *temp_bytes, const da_sort *s, cudaStream_t
     return err;
 }
 
-/* out[i] = in[i] ^ mask (sort_integer_values says why). */
-template <typename I>
+/* out[i] = in[i] ^ mask in E's width, stored as Out: E = In = Out maps the
+   integer route's values to and from their keys (sort_integer_values says
+   why); In = E to Out = int32 and back widens 1- and 2-byte values to the
+   keys of sort_narrow_values and narrows them again. */
+template <typename In, typename Out, typename E>
 static __global__ void __launch_bounds__(kBlockThreads)
-xor_kernel(const I *in, I *out, int64_t n, I mask)
+xor_kernel(const In *in, Out *out, int64_t n, E mask)
 {
     const int64_t step = (int64_t)gridDim.x * kBlockThreads;
     int64_t i;
 
+#pragma unroll 1
     for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
-        out[i] = in[i] ^ mask;
+        out[i] = (Out)(E)((E)in[i] ^ mask);
     }
 }
 
@@ -468,8 +472,8 @@ sort_integer_values(void *temp, size_t *temp_bytes, const da_sort *s, bool is_un
     }
     grid_blocks(n, &blocks);
     if (mask != 0) {
-        xor_kernel<I><<<blocks, kBlockThreads, 0, stream>>>((const I *)s->in, (I *)s->values,
-                                                           n, mask);
+        xor_kernel<I, I, I><<<blocks, kBlockThreads, 0, stream>>>(
+            (const I *)s->in, (I *)s->values, n, mask);
         err = cudaGetLastError();
     }
     else {
@@ -486,40 +490,11 @@ sort_integer_values(void *temp, size_t *temp_bytes, const da_sort *s, bool is_un
                               cudaMemcpyDeviceToDevice, stream);
     }
     if (err == cudaSuccess && mask != 0) {
-        xor_kernel<I><<<blocks, kBlockThreads, 0, stream>>>((const I *)s->values,
-                                                           (I *)s->values, n, mask);
+        xor_kernel<I, I, I><<<blocks, kBlockThreads, 0, stream>>>(
+            (const I *)s->values, (I *)s->values, n, mask);
         err = cudaGetLastError();
     }
     return err;
-}
-
-/* keys[i] = in[i] ^ mask as a non-negative int32 (sort_narrow_values says
-   why). */
-template <typename E>
-static __global__ void __launch_bounds__(kBlockThreads)
-widen_kernel(const E *in, int32_t *keys, int64_t n, E mask)
-{
-    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
-    int64_t i;
-
-#pragma unroll 1
-    for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
-        keys[i] = (int32_t)(uint32_t)(E)(in[i] ^ mask);
-    }
-}
-
-/* out[i] = keys[i] ^ mask, back in the element's width. */
-template <typename E>
-static __global__ void __launch_bounds__(kBlockThreads)
-narrow_kernel(const int32_t *keys, E *out, int64_t n, E mask)
-{
-    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
-    int64_t i;
-
-#pragma unroll 1
-    for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
-        out[i] = (E)((E)keys[i] ^ mask);
-    }
 }
 
 /* The route of 1- and 2-byte integers (bool included), E the unsigned
@@ -554,8 +529,8 @@ sort_narrow_values(void *temp, size_t *temp_bytes, const da_sort *s, bool is_sig
         return err;
     }
     grid_blocks(n, &blocks);
-    widen_kernel<E><<<blocks, kBlockThreads, 0, stream>>>((const E *)s->in,
-                                                          keys.Current(), n, mask);
+    xor_kernel<E, int32_t, E><<<blocks, kBlockThreads, 0, stream>>>(
+        (const E *)s->in, keys.Current(), n, mask);
     if ((err = cudaGetLastError()) != cudaSuccess) {
         return err;
     }
@@ -564,8 +539,8 @@ sort_narrow_values(void *temp, size_t *temp_bytes, const da_sort *s, bool is_sig
     if (err != cudaSuccess) {
         return err;
     }
-    narrow_kernel<E><<<blocks, kBlockThreads, 0, stream>>>(keys.Current(),
-                                                           (E *)s->values, n, mask);
+    xor_kernel<int32_t, E, E><<<blocks, kBlockThreads, 0, stream>>>(
+        keys.Current(), (E *)s->values, n, mask);
     return cudaGetLastError();
 }
 
