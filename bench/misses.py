@@ -20,11 +20,11 @@ def dtype(*names):
     return lambda r: r["dtype"] in names
 
 
-def both(*tests):
+def all_of(*tests):
     return lambda r: all(t(r) for t in tests)
 
 
-def either(*tests):
+def any_of(*tests):
     return lambda r: any(t(r) for t in tests)
 
 
@@ -56,7 +56,7 @@ CAUSES = [
      "the copy rate; its 1-byte kernels store 4 bytes a thread where ours "
      "store 16), not profiled row by row."),
     ("float16 elementwise: 8-byte vectors and float math per element",
-     both(dtype("float16"), either(op("negative", "abs", "sqrt", "exp", "log", "sin",
+     all_of(dtype("float16"), any_of(op("negative", "abs", "sqrt", "exp", "log", "sin",
                                       "floor", "isnan", "a + b", "a * b", "a / b",
                                       "maximum")), lambda r: not host_overhead(r)),
      "The float16 kernels load 8-byte vectors (4 elements) and convert each "
@@ -70,7 +70,7 @@ CAUSES = [
      "What bounds them is instruction throughput; the way out is packed half2 "
      "math for the ops that have it, within the size budget."),
     ("Math functions compiled without FMA contraction",
-     both(op("sqrt", "exp", "log", "sin", "pow", "a // b"),
+     all_of(op("sqrt", "exp", "log", "sin", "pow", "a // b"),
           dtype("float32", "float64", "complex64", "complex128", "int32")),
      "These rows are at or near the DRAM limit in PyTorch and a few percent "
      "behind it here (`a // b` of float32 at 70%, `pow` 47-78%).  Every "
@@ -94,14 +94,14 @@ CAUSES = [
      "the 64-bit class arithmetic around it, not profiled further.  int64 "
      "`a // 7` keeps the 64-bit routine (1.10x)."),
     ("bool logical ops: a class conversion per byte",
-     both(op("logical_and", "a & b"), dtype("bool")),
+     all_of(op("logical_and", "a & b"), dtype("bool")),
      "ncu: `x & x` of 2^28 bools 275 us at 80% SM, 39% DRAM; PyTorch 192 us "
      "at 56% DRAM.  Each bool byte is loaded into the bool class (x != 0) and "
      "stored back, 16 per thread: instruction-bound, where PyTorch ANDs the "
      "bytes.  Bool inputs are already 0 or 1, so a bytewise kernel for bool "
      "operands would remove it."),
     ("Widening casts and copies that read less than they write",
-     either(op("astype"), op("tile", "repeat(g", "broadcast_to", "reshape(m.T",
+     any_of(op("astype"), op("tile", "repeat(g", "broadcast_to", "reshape(m.T",
                              "a.T.copy", "moveaxis", "permute_dims", "wm[:] = v",
                              "m[:, ::-1]", "m[1:-1", "roll", "meshgrid", "arange",
                              "linspace", "stack([e, f], axis=1)", "u[:, None]",
@@ -146,7 +146,7 @@ CAUSES = [
      "instantiation would close it and costs about 130 KB of machine code "
      "per architecture that the 15 MB wheel does not have."),
     ("unique: run numbering where one compaction would do",
-     either(op("unique_"), op("host overhead: unique")),
+     any_of(op("unique_"), op("host overhead: unique")),
      "ncu of `unique_values` of 2^26 int32: the sort (1.57 ms) matches "
      "PyTorch's; then devarray marks run heads as int64 (313 us), scans them "
      "(330 us) and scatters (421 us), where PyTorch runs one DeviceSelect "
@@ -186,7 +186,7 @@ CAUSES = [
      "that its bits equal the unfused calls' (38% of read bandwidth); the "
      "issue's one-pass version is not built yet."),
     ("float16 sums over the last axis: an older CUB",
-     both(op("sum(a, axis=-1)"), dtype("float16")),
+     all_of(op("sum(a, axis=-1)"), dtype("float16")),
      "ncu: devarray's DeviceSegmentedReduce (CUDA 13.0's CUB 3.0) 150 us at "
      "75% DRAM; CuPy's bundled CUB 3.1 has DeviceFixedSizeSegmentedReduce, "
      "130 us at 86%.  The toolkit's next CUB brings the same kernel."),
