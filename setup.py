@@ -120,7 +120,8 @@ def mtime(path):
 
 
 # The headers the run-time compiler (src/runtime/rtc.c) builds fused kernels with.
-NVRTC_HEADERS = ["dtypes.h", "ops.h", "ops_int.h", "ops_math.h", "optable.h"]
+NVRTC_HEADERS = ["dtypes.h", "ops.h", "ops_int.h", "ops_math.h", "optable.h",
+                 "reduce_ordered.cuh"]
 
 
 class BuildExt(build_ext):

@@ -348,88 +348,75 @@ combine(int key, da_scalar *acc, const da_scalar &v)
 #undef FUSE_COMBINE_
 }
 
-/* The block's accumulators combined (lanes by shuffles, then warps in
-   order by thread 0); the result is thread 0's. */
-__device__ __forceinline__ da_scalar
-block_combine(int key, da_scalar acc)
-{
-    __shared__ da_scalar warps[kThreads / 32];
-    const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
+/* The reduction of key as reduce_ordered.cuh's combine, and the store of
+   its value as dtype typenum. */
+struct key_combine {
+    int key;
 
-    for (int offset = 16; offset > 0; offset /= 2) {
-        da_scalar other;
-        uint32_t w[4];
-        memcpy(w, &acc, sizeof w);
-        for (int j = 0; j < 4; j++) {
-            w[j] = __shfl_down_sync(0xffffffffu, w[j], offset);
-        }
-        memcpy(&other, w, sizeof w);
-        if (lane + offset < 32) {
-            combine(key, &acc, other);
-        }
+    __device__ __forceinline__ da_scalar
+    identity() const
+    {
+        da_scalar acc;
+        set_identity(key, &acc);
+        return acc;
     }
-    if (lane == 0) {
-        warps[warp] = acc;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        for (int k = 1; k < kThreads / 32; k++) {
-            combine(key, &acc, warps[k]);
-        }
-    }
-    return acc;
-}
 
-/* The program's results reduced: each thread combines its elements in
-   order (read from out_typenum into the accumulator class as reduce.cuh's
-   to_accumulator reads an element), then the block; partials[blockIdx.x]
-   holds the block's.  The order is not CUB's: src/api/fuse.c runs this only
-   for integer and bool accumulators, where no order changes the bits. */
+    __device__ __forceinline__ da_scalar
+    operator()(da_scalar acc, const da_scalar &v) const
+    {
+        combine(key, &acc, v);
+        return acc;
+    }
+};
+
+struct scalar_store_at {
+    void *out;
+    int typenum;
+
+    __device__ __forceinline__ void
+    operator()(const da_scalar &v) const
+    {
+        scalar_store(out, typenum, da_class_of(typenum), v);
+    }
+};
+
+/* The program's results reduced in reduce_ordered.cuh's order (the tiles'
+   layout is its layout), each read from out_typenum into the accumulator
+   class as reduce.cuh's to_accumulator reads an element; the result is
+   stored by `store` (one block), else partials[blockIdx.x] holds the
+   block's. */
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
-fuse_reduce_kernel(const __grid_constant__ da_fuse f, int key, int cls, da_scalar *partials)
+fuse_reduce_kernel(const __grid_constant__ da_fuse f, int key, int cls, da_scalar *partials,
+                   scalar_store_at store)
 {
+    static_assert(kThreads == kOrderedThreads && kTile == kOrderedTile,
+                  "a fused reduction's tiles are the ordered reduction's");
     extern __shared__ uint32_t regs[];
     const int tid = (int)threadIdx.x;
     const int out_cls = da_class_of(f.out_typenum);
-    da_scalar acc;
+    da_scalar acc[kPer];
     int64_t base;
 
-    set_identity(key, &acc);
+#pragma unroll
+    for (int k = 0; k < kPer; k++) {
+        acc[k] = key_combine{key}.identity();
+    }
     load_constants(f, regs);
     for (base = (int64_t)blockIdx.x * kTile; base < f.size;
          base += (int64_t)gridDim.x * kTile) {
         run_tile(f, regs, base);
+#pragma unroll
         for (int k = 0; k < kPer; k++) {
             const int e = k * kThreads + tid;
             if (base + e < f.size) {
                 da_scalar bytes, v;
                 store_from(regs, f.out_reg, e, &bytes, f.out_typenum, out_cls);
                 scalar_load(&v, &bytes, f.out_typenum, cls);
-                combine(key, &acc, v);
+                combine(key, &acc[k], v);
             }
         }
     }
-    acc = block_combine(key, acc);
-    if (tid == 0) {
-        partials[blockIdx.x] = acc;
-    }
-}
-
-/* The n partials combined by one block, the value stored at out as dtype
-   acc_typenum. */
-__global__ void __launch_bounds__(kThreads)
-fuse_combine_kernel(const da_scalar *partials, int n, int key, int acc_typenum, void *out)
-{
-    da_scalar acc;
-
-    set_identity(key, &acc);
-    for (int i = (int)threadIdx.x; i < n; i += kThreads) {
-        combine(key, &acc, partials[i]);
-    }
-    acc = block_combine(key, acc);
-    if (threadIdx.x == 0) {
-        scalar_store(out, acc_typenum, da_class_of(acc_typenum), acc);
-    }
+    ordered_block_result(acc, key_combine{key}, partials, store);
 }
 
 #undef FUSE_CASE_
@@ -441,7 +428,6 @@ fuse_combine_kernel(const da_scalar *partials, int n, int key, int acc_typenum, 
 namespace da {
 namespace {
 
-constexpr int kMaxPartials = 4096;
 constexpr size_t kDefaultSharedBytes = 48 * 1024;
 
 bool
@@ -482,7 +468,6 @@ plan(Kernel kernel, const da_fuse *f, size_t *smem, unsigned int *blocks)
     }
     want = (f->size + kTile - 1) / kTile;
     want = want < (int64_t)sms * kMaxBlocksPerSM ? want : (int64_t)sms * kMaxBlocksPerSM;
-    want = want < kMaxPartials ? want : kMaxPartials;
     *blocks = (unsigned int)(want < 1 ? 1 : want);
     return cudaSuccess;
 }
@@ -516,6 +501,8 @@ da_cuda_fuse_reduce(void *temp, size_t *temp_bytes, const da_fuse *f, int op,
                     int acc_typenum, void *out, cudaStream_t stream)
 {
     const int cls = da_class_of(acc_typenum);
+    const da::key_combine combine = {op * DA_NCLASSES + cls};
+    const da::scalar_store_at store = {out, acc_typenum};
     da_scalar *partials = static_cast<da_scalar *>(temp);
     size_t smem;
     unsigned int blocks;
@@ -526,21 +513,16 @@ da_cuda_fuse_reduce(void *temp, size_t *temp_bytes, const da_fuse *f, int op,
         return cudaErrorInvalidValue;
     }
     if (temp == nullptr) {
-        *temp_bytes = (size_t)da::kMaxPartials * sizeof(da_scalar);
+        *temp_bytes = (size_t)da::kOrderedMaxBlocks * sizeof(da_scalar);
         return cudaSuccess;
     }
     err = da::plan(da::fuse_reduce_kernel, f, &smem, &blocks);
     if (err != cudaSuccess) {
         return err;
     }
-    da::fuse_reduce_kernel<<<blocks, da::kThreads, smem, stream>>>(*f, op * DA_NCLASSES + cls,
-                                                                   cls, partials);
-    err = cudaGetLastError();
-    if (err != cudaSuccess) {
-        return err;
-    }
-    da::fuse_combine_kernel<<<1, da::kThreads, 0, stream>>>(partials, (int)blocks,
-                                                            op * DA_NCLASSES + cls,
-                                                            acc_typenum, out);
-    return cudaGetLastError();
+    /* the ordered reduction's grid, not the elementwise kernel's */
+    blocks = (unsigned int)da::ordered_blocks(f->size);
+    da::fuse_reduce_kernel<<<blocks, da::kThreads, smem, stream>>>(*f, combine.key, cls,
+                                                                   partials, store);
+    return da::ordered_finish(partials, blocks, combine, store, stream);
 }

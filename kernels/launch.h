@@ -144,9 +144,12 @@ da_clip_has_kernel(int typenum)
  *              ints, float32 for float16/float32, else acc == in;
  *   MAX, MIN:  acc bool for bool (or / and), int64, uint64, float32 for
  *              float16/float32, else acc == in; NaN propagates.
- * outer, len, inner >= 1.  Float sums are pairwise or a tree when
- * inner == 1 (error ~ log2(len) eps) and in order along len otherwise, as
- * NumPy's loops are; the host twin follows NumPy's order.  float16 input
+ * outer, len, inner >= 1.  A float sum or product of one segment
+ * (outer == inner == 1, da_reduce_in_order) combines in an order fixed by
+ * len alone (kernels/reduce_ordered.cuh: runs of at most ceil(len / 2^18)
+ * elements in sequence, then trees), which fused reductions share; other
+ * float sums are a tree when inner == 1 and in order along len otherwise,
+ * as NumPy's loops are; the host twin follows NumPy's order.  float16 input
  * accumulates in float32 on both backends and is rounded once by the
  * caller's cast (NumPy's half loops may round every step along a leading
  * axis, depending on its version).
@@ -191,6 +194,16 @@ da_reduce_supported(int op, int in_typenum, int acc_typenum)
 {
     return op >= 0 && op < DA_NREDUCE && in_typenum >= 0 && in_typenum < DA_NTYPES &&
            da_reduce_accumulator(op, in_typenum) == acc_typenum;
+}
+
+/* Whether da_cuda_reduce of one segment of in_typenum by op combines in
+   the fixed order that da_cuda_fuse_reduce shares: float sums and
+   products. */
+static inline int
+da_reduce_in_order(int op, int in_typenum)
+{
+    return (op == DA_REDUCE_SUM || op == DA_REDUCE_PROD) &&
+           (da_class_of(in_typenum) == DA_CLASS_F32 || da_class_of(in_typenum) == DA_CLASS_F64);
 }
 
 /*
@@ -720,13 +733,21 @@ cudaError_t da_cuda_fuse(const da_fuse *f, cudaStream_t stream);
 /* The full reduction op (DA_REDUCE_*) of the program's results (f->out is
    unused), each read from dtype out_typenum into the accumulator
    acc_typenum == da_reduce_accumulator(op, out_typenum) as da_cuda_reduce
-   reads its input, combined by da_cuda_reduce's ops in another order (a
-   thread's elements, then a block tree, then the blocks'), so the caller
-   uses it only where the order cannot change the result (integer and bool
-   accumulators); the accumulator value stored at out.  Two-phase like
-   da_cuda_reduce; size >= 1. */
+   reads its input, combined by da_cuda_reduce's ops in the order of its
+   one-segment float sums and products (kernels/reduce_ordered.cuh), so the
+   result has the unfused bits where da_reduce_in_order(op, out_typenum)
+   or where no order changes it (integer and bool accumulators); the
+   accumulator value stored at out.  Two-phase like da_cuda_reduce;
+   size >= 1. */
 cudaError_t da_cuda_fuse_reduce(void *temp, size_t *temp_bytes, const da_fuse *f, int op,
                                 int acc_typenum, void *out, cudaStream_t stream);
+/* The grid of the ordered float reductions (kernels/reduce_ordered.cuh)
+   over n elements, and their second step: the nblocks partial results
+   (values of acc_typenum) combined into out, nothing for one block; op
+   and acc_typenum as da_reduce_in_order allows. */
+int64_t da_ordered_blocks(int64_t n);
+cudaError_t da_cuda_reduce_finish(const void *partials, int64_t nblocks, int op,
+                                  int acc_typenum, void *out, cudaStream_t stream);
 #endif
 
 #ifdef __cplusplus

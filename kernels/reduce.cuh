@@ -11,8 +11,11 @@
  * propagate NaN), so nothing is staged in memory.  The route follows the
  * shape (outer, len, inner):
  *   inner == 1 (segments of len contiguous elements):
- *   - one segment: cub::DeviceReduce::TransformReduce on the raw pointer,
- *     which keeps CUB's vectorised loads (a transform iterator would not);
+ *   - one segment of a float sum or product (da_reduce_in_order): the
+ *     fixed order of reduce_ordered.cuh, which fused reductions share;
+ *   - one segment otherwise: cub::DeviceReduce::TransformReduce on the raw
+ *     pointer, which keeps CUB's vectorised loads (a transform iterator
+ *     would not);
  *   - a few long segments: the same, once per segment, since a segmented
  *     reduction gives each segment a single block;
  *   - short segments: one thread per segment up to kThreadSegment
@@ -50,6 +53,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "dispatch.cuh"
+#include "reduce_ordered.cuh"
 
 namespace da {
 
@@ -328,6 +332,30 @@ reduce_segments(void *temp, size_t *temp_bytes, const da_reduce *r, cudaStream_t
                                                  reduce_op<Op, Cls>::identity(), stream);
     }
     return err;
+}
+
+/* ---- one float segment in devarray's order (reduce_ordered.cuh) ----------- */
+
+template <int Typenum, int Cls, int Op>
+static cudaError_t
+reduce_in_order(void *temp, size_t *temp_bytes, const da_reduce *r, cudaStream_t stream)
+{
+    typedef typename dtype_traits<Typenum>::storage S;
+    typedef typename class_traits<Cls>::type A;
+    const int64_t blocks = ordered_blocks(r->len);
+    A *partials = static_cast<A *>(temp);
+    const ordered_store<A> store = {static_cast<A *>(r->out)};
+
+    if (temp == nullptr) {
+        *temp_bytes = (size_t)blocks * sizeof(A);
+        return cudaSuccess;
+    }
+    ordered_segment_kernel<S, A, reduce_op<Op, Cls>, to_accumulator<Typenum, Cls>>
+        <<<(unsigned int)blocks, kOrderedThreads, 0, stream>>>(
+            static_cast<const S *>(r->in), r->len,
+            (uintptr_t)r->in % sizeof(ordered_quad<S>) == 0, reduce_op<Op, Cls>(),
+            to_accumulator<Typenum, Cls>(), partials, store);
+    return ordered_finish(partials, blocks, reduce_op<Op, Cls>(), store, stream);
 }
 
 /* ---- columns (inner > 1) --------------------------------------------------- */
@@ -626,6 +654,13 @@ reduce_typed(void *temp, size_t *temp_bytes, const da_reduce *r, cudaStream_t st
 {
     cudaError_t err;
 
+    if constexpr ((Op == DA_REDUCE_SUM || Op == DA_REDUCE_PROD) &&
+                  (Cls == DA_CLASS_F32 || Cls == DA_CLASS_F64)) {
+        /* da_reduce_in_order: fuse.cu's one-pass float reductions match it */
+        if (r->outer == 1 && r->inner == 1) {
+            return reduce_in_order<Typenum, Cls, Op>(temp, temp_bytes, r, stream);
+        }
+    }
     if constexpr (use_cub<Typenum, Op>::value) {
         err = r->inner == 1 ? reduce_segments<Typenum, Cls, Op>(temp, temp_bytes, r, stream)
                             : reduce_columns<Typenum, Cls, Op>(temp, temp_bytes, r, stream);

@@ -155,7 +155,8 @@ def test_final_reduction(backend, rng, op, dtype):
     if op in ("sum", "prod"):
         check_same(lambda x, y: getattr(x + y, op)(dtype="float64"), a, b)
         check_same(lambda x, y: getattr(x > y, op)(), a, b)
-    # long enough for many blocks (integers and bool: one pass on CUDA)
+    # long enough for many blocks (one pass on CUDA for integers and bool
+    # with the interpreter, float sums and products with the compiler)
     big = da.asarray(random_array(rng, (3, 5000), dtype, special=True))
     check_same(lambda x: getattr(x * x, op)(), big)
     check_same(lambda x: getattr(x - 1, op)(keepdims=True), big)

@@ -121,6 +121,39 @@ def test_interpreter_reductions(interpreter, rng, op, dtype):
     test_fuse.test_final_reduction("cuda", rng, op, dtype)
 
 
+@pytest.mark.parametrize("jit", [True, False], ids=["compiled", "interpreter"])
+@pytest.mark.parametrize("op", ["sum", "prod"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_float_reductions_have_the_unfused_bits(gpu, rng, jit, op, dtype):
+    """A fused float sum or product is one pass in the unfused reduction's
+    order (kernels/reduce_ordered.cuh): its bytes at sizes around the tiles
+    (512 elements) and the grid (2048 blocks), and its value near NumPy's."""
+    # sums of squared differences of numbers below 1/16 and products of
+    # numbers 1 +- 2^-10 (exact in float16): both stay finite in float16
+    # over millions of elements
+    part = (lambda x, y: (x - y) * (x - y)) if op == "sum" else (lambda x, y: x * y)
+    fn = (lambda x, y: getattr(part(x, y), op)())
+    f = da.fuse(fn)
+    rtol = {"float16": 1e-2, "float32": 1e-4 if op == "sum" else 1e-3,
+            "float64": 1e-9}[dtype]
+    previous = da._core._set_fuse_jit(jit)
+    try:
+        for n in (1, 511, 512, 513, 2048 * 512 - 1, 2048 * 512 * 3 + 77):
+            if op == "sum":
+                x, y = ((rng.random(n) / 16).astype(dtype) for _ in range(2))
+            else:
+                x, y = (1 + rng.integers(-1, 2, n).astype(dtype) * np.float16(2**-10)
+                        for _ in range(2))
+            dx, dy = da.asarray(x), da.asarray(y)
+            want = fn(dx, dy).to_host()
+            got = f(dx, dy).to_host()
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), n
+            exact = getattr(part(x, y).astype(np.float64), op)()
+            np.testing.assert_allclose(got.astype(np.float64), exact, rtol=rtol)
+    finally:
+        da._core._set_fuse_jit(previous)
+
+
 def test_compiled_large_and_ragged(gpu, rng):
     """Sizes around the kernel's tiles and grid (1024 elements a block
     iteration), each element checked against the unfused chain."""

@@ -315,6 +315,20 @@ def test_sum_keywords_positional(backend, rng):
                   np.asarray(a.sum(axis=1, dtype=np.int16, keepdims=True)))
 
 
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64"])
+def test_float_sum_bits_follow_the_values(backend, rng, dt):
+    """A float sum's or product's bits depend on the values and their count,
+    not on where they lie: a view one element into its base, unaligned for
+    vector loads, gives its aligned copy's bits."""
+    a = random_array(rng, (3 * 2**20 + 6,), dt)
+    base = devarray.to_device(a)
+    view, copy = base[1:], devarray.to_device(a[1:])
+    assert view.sum().to_host().tobytes() == copy.sum().to_host().tobytes()
+    near_one = devarray.to_device((1 + rng.integers(-1, 2, a.size) * 2.0**-10).astype(dt))
+    assert (near_one[1:].prod().to_host().tobytes()
+            == devarray.to_device(near_one[1:].to_host()).prod().to_host().tobytes())
+
+
 def test_sum_large_float32(gpu, rng):
     n = 2**26
     a = rng.random(n, dtype=np.float32)

@@ -645,7 +645,7 @@ backend_fuse(int backend, const da_fuse *f)
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
         cudaStream_t stream = stream_current();
-        const int compiled = jit_fuse(f, stream);
+        const int compiled = jit_fuse(f, -1, -1, NULL, f->out, stream);
         cudaError_t err;
         if (compiled != 0) {
             return compiled < 0 ? -1 : 0;
@@ -674,8 +674,9 @@ backend_fuse_compiles(int backend)
 }
 
 /* A full reduction of a fused program's results in one pass (CUDA only:
-   the host runs the program, then the unfused reduction); the partials'
-   temporary storage from the pool. */
+   the host runs the program, then the unfused reduction): the compiled
+   kernel for float sums and products, else the interpreter's; the
+   partials' temporary storage from the pool. */
 #ifdef DEVARRAY_HAVE_CUDA
 /* The arguments of da_cuda_fuse_reduce. */
 typedef struct {
@@ -700,6 +701,20 @@ backend_fuse_reduce(int backend, const da_fuse *f, int op, int acc_typenum, void
 #ifdef DEVARRAY_HAVE_CUDA
     if (backend == DA_BACKEND_CUDA) {
         backend_fused_reduction args = {f, op, acc_typenum, out};
+        if (da_reduce_in_order(op, f->out_typenum)) {
+            /* the compiled kernel, where there is one */
+            const size_t bytes = (size_t)da_ordered_blocks(f->size) * da_itemsize(acc_typenum);
+            void *partials = pool_malloc(DA_BACKEND_CUDA, bytes);
+            int compiled;
+            if (partials == NULL) {
+                return -1;
+            }
+            compiled = jit_fuse(f, op, acc_typenum, partials, out, stream_current());
+            pool_free(DA_BACKEND_CUDA, partials, bytes);
+            if (compiled != 0) {
+                return compiled < 0 ? -1 : 0;
+            }
+        }
         return backend_two_phase(backend_fuse_reduce_call, &args, "fused reduction kernel");
     }
 #else

@@ -7,7 +7,9 @@
  * all of a thread's loads are issued before its first op.  Inputs of one
  * element are loaded once per thread, constants come in the kernel's
  * parameters (so a new scalar value needs no new compile), each
- * instruction becomes one statement on fresh variables.
+ * instruction becomes one statement on fresh variables.  A kernel that
+ * also reduces (jit_fuse's op) takes the tiles and order of
+ * kernels/reduce_ordered.cuh, the unfused float reduction's.
  *
  * Kernels are cached in the process by the program's structure (jit_key:
  * dtypes, register wiring, broadcast pattern, architecture), cubins on
@@ -50,6 +52,9 @@ jit_is_enabled(void)
 
 enum {
     JIT_THREADS = 256,
+    /* a reduction's kernel takes kernels/reduce_ordered.cuh's tiles (its
+       source asserts them) */
+    JIT_REDUCE_THREADS = 128,
     JIT_PER = 4,
     JIT_BLOCKS_PER_SM = 8,
     JIT_MAX_DEVICES = 64,
@@ -281,19 +286,33 @@ static const char jit_element_loop[] =
     "            const long long i = base + k * %d + (long long)threadIdx.x;\n"
     "            if (i < p.n) {\n";
 
+/* A final reduction the kernel makes itself, in the order of the
+   unfused one (kernels/reduce_ordered.cuh): op (DA_REDUCE_SUM or
+   DA_REDUCE_PROD, where da_reduce_in_order) into the float accumulator
+   acc_typenum; op < 0 for none (the kernel stores the program's result). */
+typedef struct {
+    int op, acc_typenum;
+} jit_reduction;
+
+static const jit_reduction jit_no_reduction = {-1, -1};
+
 /* f's kernel, `da_fused`, as CUDA source into t: 1, or 0 when declined
    (complex values, a program that breaks the contract). */
 static int
-jit_source(const da_fuse *f, jit_text *t)
+jit_source(const da_fuse *f, const jit_reduction *red, jit_text *t)
 {
     jit_reg regs[DA_FUSE_MAXREGS];
     const int out_cls = da_class_of(f->out_typenum);
+    const int threads = red->op >= 0 ? JIT_REDUCE_THREADS : JIT_THREADS;
+    const int acc_cls = red->op >= 0 ? da_class_of(red->acc_typenum) : 0;
     char out[32];
     int j;
 
     if (f->nregs < 1 || f->nregs > DA_FUSE_MAXREGS || f->ninputs > DA_FUSE_MAXINPUTS ||
         f->nconsts > DA_FUSE_MAXCONSTS || f->ninstrs > DA_FUSE_MAXINSTRS ||
-        !jit_real_typenum(f->out_typenum) || f->out_reg >= f->nregs) {
+        !jit_real_typenum(f->out_typenum) || f->out_reg >= f->nregs ||
+        (red->op >= 0 && (!da_reduce_in_order(red->op, f->out_typenum) ||
+                          da_reduce_accumulator(red->op, f->out_typenum) != red->acc_typenum))) {
         return 0;
     }
     memset(regs, 0, sizeof regs);
@@ -301,19 +320,50 @@ jit_source(const da_fuse *f, jit_text *t)
         regs[f->const_reg[j]].kind = 'k';
         regs[f->const_reg[j]].index = j;
     }
-    jit_put(t, "#include \"optable.h\"\n\nstruct da_jit_params {\n");
+    jit_put(t, "#include \"optable.h\"\n");
+    if (red->op >= 0) {
+        jit_put(t,
+                "#include \"reduce_ordered.cuh\"\n\n"
+                "static_assert(da::kOrderedThreads == %d && da::kOrderedPer == %d,\n"
+                "              \"the ordered reduction's tiles\");\n\n"
+                "struct da_jit_combine {\n"
+                "    __device__ __forceinline__ %s identity() const { return %s; }\n"
+                "    __device__ __forceinline__ %s operator()(%s a, %s b) const\n"
+                "    {\n        return da_%s_%s(a, b);\n    }\n"
+                "};\n",
+                JIT_REDUCE_THREADS, JIT_PER, jit_ctype[acc_cls],
+                red->op == DA_REDUCE_SUM ? "0" : "1", jit_ctype[acc_cls], jit_ctype[acc_cls],
+                jit_ctype[acc_cls], jit_cname[acc_cls],
+                red->op == DA_REDUCE_SUM ? "add" : "mul");
+    }
+    jit_put(t, "\nstruct da_jit_params {\n");
     if (f->ninputs > 0) {
         jit_put(t, "    const char *in[%d];\n", f->ninputs);
     }
     jit_put(t, "    char *out;\n    long long n;\n");
+    if (red->op >= 0) {
+        jit_put(t, "    %s *partials;\n", jit_ctype[acc_cls]);
+    }
     if (f->nconsts > 0) {
         jit_put(t, "    da_scalar c[%d];\n", f->nconsts);
     }
+    /* a reduction's blocks (da_ordered_blocks: 2048 for large arrays) in
+       two even waves of 8 an SM on 132 SMs */
     jit_put(t,
             "};\n\n"
-            "extern \"C\" __global__ void __launch_bounds__(%d)\n"
+            "extern \"C\" __global__ void __launch_bounds__(%d, %d)\n"
             "da_fused(const da_jit_params p)\n{\n",
-            JIT_THREADS);
+            threads, red->op >= 0 ? 8 : 1);
+    if (red->op >= 0) {
+        jit_put(t,
+                "    const da_jit_combine combine;\n"
+                "    %s acc[%d];\n"
+                "#pragma unroll\n"
+                "    for (int k = 0; k < %d; k++) {\n"
+                "        acc[k] = combine.identity();\n"
+                "    }\n",
+                jit_ctype[acc_cls], JIT_PER, JIT_PER);
+    }
     for (j = 0; j < f->nconsts; j++) {
         jit_put(t, "    const da_scalar k%d = p.c[%d];\n", j, j);
     }
@@ -334,14 +384,14 @@ jit_source(const da_fuse *f, jit_text *t)
     jit_put(t,
             "    for (long long base = (long long)blockIdx.x * %d; base < p.n;\n"
             "         base += (long long)gridDim.x * %d) {\n",
-            JIT_THREADS * JIT_PER, JIT_THREADS * JIT_PER);
+            threads * JIT_PER, threads * JIT_PER);
     for (j = 0; j < f->ninputs; j++) {
         if (!f->in_bcast[j]) {
             jit_put(t, "        %s x%d[%d] = {};\n", jit_ctype[da_class_of(f->in_typenum[j])],
                     j, JIT_PER);
         }
     }
-    jit_put(t, jit_element_loop, JIT_PER, JIT_THREADS);
+    jit_put(t, jit_element_loop, JIT_PER, threads);
     for (j = 0; j < f->ninputs; j++) {
         if (!f->in_bcast[j]) {
             const int typenum = f->in_typenum[j];
@@ -350,10 +400,26 @@ jit_source(const da_fuse *f, jit_text *t)
         }
     }
     jit_put(t, "            }\n        }\n");
-    jit_put(t, jit_element_loop, JIT_PER, JIT_THREADS);
+    jit_put(t, jit_element_loop, JIT_PER, threads);
     if (!jit_instructions(f, regs, t) ||
         !jit_operand(&regs[f->out_reg], out_cls, out, sizeof out)) {
         return 0;
+    }
+    if (red->op >= 0) {
+        /* read back as the unfused reduction reads the stored result */
+        jit_put(t,
+                "                da_scalar m;\n"
+                "                da_store_%s(&m, %d, %s);\n"
+                "                acc[k] = combine(acc[k], da_load_%s(&m, %d));\n"
+                "            }\n"
+                "        }\n"
+                "    }\n"
+                "    da::ordered_block_result(acc, combine, p.partials,\n"
+                "                             da::ordered_store<%s>{(%s *)p.out});\n"
+                "}\n",
+                jit_cname[out_cls], f->out_typenum, out, jit_cname[acc_cls], f->out_typenum,
+                jit_ctype[acc_cls], jit_ctype[acc_cls]);
+        return 1;
     }
     jit_put(t,
             "                da_store_%s(p.out + i * %d, %d, %s);\n"
@@ -370,12 +436,14 @@ jit_source(const da_fuse *f, jit_text *t)
 /* The program's structure, everything its source depends on, as bytes
    (the in-process cache's key); its length. */
 static size_t
-jit_key(const da_fuse *f, int arch, uint8_t *key)
+jit_key(const da_fuse *f, const jit_reduction *red, int arch, uint8_t *key)
 {
     size_t n = 0;
     int j;
 
     key[n++] = (uint8_t)arch;
+    key[n++] = (uint8_t)(red->op + 1);
+    key[n++] = (uint8_t)(red->acc_typenum + 1);
     key[n++] = (uint8_t)f->nregs;
     key[n++] = (uint8_t)f->ninputs;
     key[n++] = (uint8_t)f->nconsts;
@@ -472,7 +540,8 @@ jit_insert(uint64_t hash, const uint8_t *key, size_t len, cudaKernel_t kernel)
 /* f's kernel for sm_<arch> (NULL where declined or failed) in *library,
    which the caller unloads if it does not keep the kernel: 0, or -1. */
 static int
-jit_build(const da_fuse *f, int arch, cudaKernel_t *kernel, cudaLibrary_t *library)
+jit_build(const da_fuse *f, const jit_reduction *red, int arch, cudaKernel_t *kernel,
+          cudaLibrary_t *library)
 {
     jit_text text = {NULL, 0, 0, 0};
     char *cubin = NULL, why[1024];
@@ -482,7 +551,7 @@ jit_build(const da_fuse *f, int arch, cudaKernel_t *kernel, cudaLibrary_t *libra
 
     *kernel = NULL;
     *library = NULL;
-    status = jit_source(f, &text);
+    status = jit_source(f, red, &text);
     if (text.failed) {
         PyErr_NoMemory();
         goto done;
@@ -560,10 +629,12 @@ jit_device(int *device, int *arch, int *sms)
 }
 
 int
-jit_fuse(const da_fuse *f, cudaStream_t stream)
+jit_fuse(const da_fuse *f, int op, int acc_typenum, void *partials, void *out,
+         cudaStream_t stream)
 {
+    const jit_reduction reduction = {op, acc_typenum}, *red = &reduction;
     uint8_t key[JIT_KEY_BYTES];
-    _Alignas(16) unsigned char params[8 * DA_FUSE_MAXINPUTS + 16 +
+    _Alignas(16) unsigned char params[8 * DA_FUSE_MAXINPUTS + 24 +
                                       sizeof(da_scalar) * DA_FUSE_MAXCONSTS];
     void *args[] = {params};
     int device = 0, arch = 0, sms = 0, j;
@@ -583,13 +654,13 @@ jit_fuse(const da_fuse *f, cudaStream_t stream)
     if (jit_device(&device, &arch, &sms) < 0) {
         return -1;
     }
-    len = jit_key(f, arch, key);
+    len = jit_key(f, red, arch, key);
     hash = rtc_hash(key, len, RTC_HASH_SEED);
     entry = jit_lookup(hash, key, len);
     if (entry == NULL) {
         cudaKernel_t kernel;
         cudaLibrary_t library;
-        if (jit_build(f, arch, &kernel, &library) < 0) {
+        if (jit_build(f, red, arch, &kernel, &library) < 0) {
             return -1;
         }
         /* another thread may have built it while NVRTC ran; the table keeps
@@ -613,21 +684,33 @@ jit_fuse(const da_fuse *f, cudaStream_t stream)
         memcpy(params + at, &f->in[j], sizeof(char *));
         at += 8;
     }
-    memcpy(params + at, &f->out, sizeof(char *));
+    memcpy(params + at, &out, sizeof(char *));
     memcpy(params + at + 8, &f->size, sizeof(int64_t));
     at += 16;
+    if (red->op >= 0) {
+        memcpy(params + at, &partials, sizeof(void *));
+        at += 8;
+    }
     for (j = 0; j < f->nconsts; j++) {
         memcpy(params + at, &f->consts[j], sizeof(da_scalar));
         at += sizeof(da_scalar);
     }
-    blocks = (f->size + JIT_THREADS * JIT_PER - 1) / (JIT_THREADS * JIT_PER);
-    if (blocks > (int64_t)sms * JIT_BLOCKS_PER_SM) {
-        blocks = (int64_t)sms * JIT_BLOCKS_PER_SM;
+    if (red->op >= 0) {
+        blocks = da_ordered_blocks(f->size);
+    }
+    else {
+        blocks = (f->size + JIT_THREADS * JIT_PER - 1) / (JIT_THREADS * JIT_PER);
+        if (blocks > (int64_t)sms * JIT_BLOCKS_PER_SM) {
+            blocks = (int64_t)sms * JIT_BLOCKS_PER_SM;
+        }
     }
     {
         const dim3 grid = {(unsigned int)(blocks < 1 ? 1 : blocks), 1, 1};
-        const dim3 block = {JIT_THREADS, 1, 1};
+        const dim3 block = {red->op >= 0 ? JIT_REDUCE_THREADS : JIT_THREADS, 1, 1};
         err = cudaLaunchKernel((const void *)entry->kernel, grid, block, args, 0, stream);
+    }
+    if (err == cudaSuccess && red->op >= 0) {
+        err = da_cuda_reduce_finish(partials, blocks, red->op, red->acc_typenum, out, stream);
     }
     return err == cudaSuccess ? 1 : cuda_error_raise(err, "fused kernel (compiled)");
 }
@@ -649,7 +732,7 @@ jit_compile_only(const da_fuse *f)
         PyErr_Format(PyExc_RuntimeError, "devarray.fuse: %s", why);
         return NULL;
     }
-    status = jit_source(f, &text);
+    status = jit_source(f, &jit_no_reduction, &text);
     if (text.failed) {
         PyErr_NoMemory();
         goto done;

@@ -13,7 +13,8 @@
  * program: the same results, more slowly.  DEVARRAY_JIT=0 turns it off.
  *
  * The source includes the op table's own headers (dtypes.h, ops.h,
- * ops_int.h, ops_math.h, optable.h, embedded by setup.py) and calls the
+ * ops_int.h, ops_math.h, optable.h; reduce_ordered.cuh for a final float
+ * reduction; embedded by setup.py) and calls the
  * same element functions, compiled with --fmad=false like the kernels of
  * the build, so each value is the unfused chain's bit for bit.  Complex
  * programs take the interpreter (the complex functions need thrust).
@@ -34,8 +35,15 @@ int jit_ready(void);
 
 /* Run f on `stream` with its compiled kernel: 1 when launched, 0 when the
    compiler declines or is unavailable (the caller runs the interpreter),
-   -1 with an exception (a launch failure, a warning turned error). */
-int jit_fuse(const da_fuse *f, cudaStream_t stream);
+   -1 with an exception (a launch failure, a warning turned error).  With
+   op < 0 the results go to out (f->out).  Otherwise they are reduced by op
+   into the float accumulator acc_typenum, where da_reduce_in_order(op,
+   f->out_typenum): one kernel reads the inputs and combines in the
+   unfused reduction's order, its blocks' results in `partials`
+   (da_ordered_blocks(f->size) accumulators, free once the stream passes
+   them), the result at out. */
+int jit_fuse(const da_fuse *f, int op, int acc_typenum, void *partials, void *out,
+             cudaStream_t stream);
 #endif
 
 /* For tests, on any machine with NVRTC (no GPU needed): f's source and
