@@ -350,6 +350,12 @@ fuse_record(int op, const char *name, PyObject *const *operands, int nin)
             return NULL;
         }
     }
+    if (typenums[0] >= 0 && nin == 2 && typenums[1] < 0 && !fuse_is_tracer(operands[1]) &&
+        ufunc_is_square(op, cls, &t->values[vals[1]].value)) {
+        /* x ** 2 with a literal 2 as x * x, as ufunc_apply runs it */
+        run_op = DA_OP_MUL;
+        vals[1] = vals[0];
+    }
     if (run_op == DA_OP_COPY && t->values[vals[0]].typenum != result) {
         /* a cast: vals[0] is a value of its own, made for this op */
         r = fuse_trace_normalise(t, vals[0], result);

@@ -292,22 +292,21 @@ ufunc_check_output(int op, DeviceArrayObject *out, int result, int ndim,
     return -1;
 }
 
-/* Whether op is pow of an array by the scalar 2, computed in a real class. */
-static int
-ufunc_is_square(int op, DeviceArrayObject *const *arrays, int cls, const da_scalar *scalars)
+int
+ufunc_is_square(int op, int cls, const da_scalar *exponent)
 {
-    if (op != DA_OP_POW || arrays[0] == NULL || arrays[1] != NULL) {
+    if (op != DA_OP_POW) {
         return 0;
     }
     switch (cls) {
         case DA_CLASS_SINT:
-            return scalars[1].s == 2;
+            return exponent->s == 2;
         case DA_CLASS_UINT:
-            return scalars[1].u == 2;
+            return exponent->u == 2;
         case DA_CLASS_F32:
-            return scalars[1].f32 == 2.0f;
+            return exponent->f32 == 2.0f;
         case DA_CLASS_F64:
-            return scalars[1].f64 == 2.0;
+            return exponent->f64 == 2.0;
         default:
             return 0;
     }
@@ -408,9 +407,9 @@ ufunc_apply(int op, PyObject *const *operands, int inplace, int is_operator)
             return NULL;
         }
     }
-    if (!fill && ufunc_is_square(op, arrays, cls, scalars)) {
-        /* x ** 2 as x * x, NumPy's fast scalar power: the same bits (one
-           rounding of the exact square), a multiply instead of a pow */
+    if (!fill && arrays[0] != NULL && arrays[1] == NULL &&
+        ufunc_is_square(op, cls, &scalars[1])) {
+        /* a multiply instead of a pow */
         op = DA_OP_MUL;
         arrays[1] = arrays[0];
     }

@@ -37,6 +37,11 @@ int ufunc_types(int op, const int *typenums, PyObject *const *operands, const ch
 int ufunc_scalar_operand(int op, int k, PyObject *obj, int compute, int cls, int inplace,
                          da_scalar *value, uint8_t *fill);
 
+/* Whether op of an array by a Python scalar `exponent` (converted to
+   class cls) is x ** 2, which runs as x * x: NumPy's fast scalar power,
+   with the same bits (one rounding of the exact square). */
+int ufunc_is_square(int op, int cls, const da_scalar *exponent);
+
 /* When set (by fuse.c), every devarray.<op>(...) and devarray.where(...)
    (op DA_NOPS) asks it first: 0 when none of args is a tracer; else 1 with
    *result the traced value (a new reference, or NULL with an exception). */
