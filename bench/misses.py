@@ -177,14 +177,31 @@ CAUSES = [
      "(541 us, 82% DRAM); `repeat(e, 2)` is one strided move with a "
      "broadcast input at 28% DRAM and 81% SM (a division per element).  A "
      "row-copy kernel for these layouts would take them to the copy rate."),
-    ("Small batched linear algebra and fused reductions",
+    ("Small batched linear algebra and fused elementwise chains",
      op("linalg.cholesky, batched", "fuse:", "host overhead: a @ b"),
      "Batched Cholesky of 3x3 and 8x8 runs devarray's small-matrix kernel "
      "(kernels/linalg_small.cu: a thread per matrix in shared memory, LAPACK's "
      "unblocked potf2 with every product rounded), 1.2-1.4x PyTorch's; not "
-     "profiled.  `fuse` of a float reduction is kept unfused so "
-     "that its bits equal the unfused calls' (38% of read bandwidth); the "
-     "issue's one-pass version is not built yet."),
+     "profiled.  The fused `((a + b) * a - b) / b` runs at 87% of the copy "
+     "rate, 0.68x PyTorch's four eager kernels against the 0.3x its target "
+     "asks, which no kernel that reads two arrays and writes one can reach "
+     "(the three moves take 0.67x of PyTorch's time at the copy rate).  "
+     "(The fused float reduction, `((a - b) ** 2).sum()`, is one pass now: "
+     "530 us, 95% of the copy rate, from 1.31 ms.)"),
+    ("Float sums in devarray's fixed order",
+     all_of(op("a.sum()"), dtype("float32")),
+     "A float sum of one contiguous array combines in the fixed order that "
+     "fused reductions share (kernels/reduce_ordered.cuh), which depends on "
+     "the element count alone, reading one 4-byte element a lane, "
+     "coalesced; CuPy's CUB reduction (and devarray's before this change) "
+     "reads 16-byte vectors in an order of its own, which depends on the "
+     "GPU's SM count and the pointer's alignment.  261.8 us against 242.2 us "
+     "(97% of the copy rate).  The same route reads float64 8 bytes a lane "
+     "and leads CuPy (248.7 us against 262.0 us, a scratch timing in the same "
+     "process), and for float32, 16-byte loads passed to their lanes through "
+     "a warp's shared memory measured no faster (261.5 us; float16 takes "
+     "them: 163 us against 185 us); an 8-byte load a lane is the next to "
+     "try.  Not profiled."),
     ("float16 sums over the last axis: an older CUB",
      all_of(op("sum(a, axis=-1)"), dtype("float16")),
      "ncu: devarray's DeviceSegmentedReduce (CUDA 13.0's CUB 3.0) 150 us at "
@@ -193,8 +210,21 @@ CAUSES = [
     ("Host overhead in Python-level paths", host_overhead,
      "These functions are C, but do more than one launch or a read-back "
      "(std: mean then moments; mean over an axis: sum then divide; "
-     "concat/stack/roll: a copy per input; searchsorted and a.sum(): noise "
-     "around 0.75-0.9x PyTorch).  Fusing their launches is the fix."),
+     "concat/stack/roll: a copy per input; searchsorted: noise around "
+     "0.75-0.9x PyTorch).  A float sum of 1,024 elements is two launches "
+     "since this change (its two blocks, then one block over their results, "
+     "where CUB's single-tile reduction was one): float(a.sum()) 21.9 us "
+     "against 15.3 us; one block for small sums would take the second "
+     "away.  Fusing their launches is the fix."),
+    ("Short vendor calls and replayed graphs: launch latency",
+     op("fft.rfft of each row", "the same 20 ops replayed"),
+     "Calls of about 16 us (a batched cuFFT of 4 MiB) are within a "
+     "microsecond of both peers, whose order changes from run to run (this "
+     "row was 0.91x in the previous run).  A replayed graph of 20 kernels on "
+     "1,024 elements takes 1.7 us a kernel node, the GPU's launch latency "
+     "within a graph; its ratio to issuing the ops one by one moved with "
+     "the eager time (103.6 us in this run, over 113 us before).  Not "
+     "profiled."),
     ("Extension and exchange paths", op("C API", "pinned pipeline"),
      "`DevArray_GetView` of a CuPy array reads `__cuda_array_interface__`, a "
      "Python dict that CuPy builds on every access (2.3 us against CuPy's "
