@@ -105,19 +105,28 @@ has_vector_kernel(int op, int typenum)
     return op != DA_OP_COPY && typenum >= 0;
 }
 
+/* The binary ops users write most between operands of different layouts
+   (`m + v`, `m > v`, `a + a.T`): arithmetic, maximum, minimum and the
+   comparisons.  Only they get the 2-D routes' extra kernels (the rows mode
+   here, transpose.cuh's tiles): those cost machine code, and the wheel
+   has a size limit. */
+static __host__ __device__ constexpr bool
+is_frequent_binary_op(int op)
+{
+    return op == DA_OP_ADD || op == DA_OP_SUB || op == DA_OP_MUL || op == DA_OP_DIV ||
+           op == DA_OP_MAXIMUM || op == DA_OP_MINIMUM || op == DA_OP_EQUAL ||
+           op == DA_OP_NOT_EQUAL || op == DA_OP_LESS || op == DA_OP_LESS_EQUAL ||
+           op == DA_OP_GREATER || op == DA_OP_GREATER_EQUAL;
+}
+
 /* Whether (op, dtype) has the rows mode of its contiguous kernel: the
-   arithmetic, comparisons, maximum and minimum of float32 and float64, the
-   broadcasts users write most (`m + v`, `m - c[:, None]`, `m > v`).  The rows loop costs about 1.3 KB of machine code per kernel
-   and the wheel has a size limit, so the other pairs keep one row and take
-   the strided kernel for 2-D problems. */
+   frequent binary ops of float32 and float64.  The rows loop costs about
+   1.3 KB of machine code per kernel, so the other pairs keep one row and
+   take the strided kernel for 2-D problems. */
 static __host__ __device__ constexpr bool
 has_rows_kernel(int op, int typenum)
 {
-    return (op == DA_OP_ADD || op == DA_OP_SUB || op == DA_OP_MUL || op == DA_OP_DIV ||
-            op == DA_OP_MAXIMUM || op == DA_OP_MINIMUM || op == DA_OP_EQUAL ||
-            op == DA_OP_NOT_EQUAL || op == DA_OP_LESS || op == DA_OP_LESS_EQUAL ||
-            op == DA_OP_GREATER || op == DA_OP_GREATER_EQUAL) &&
-           (typenum == DA_FLOAT32 || typenum == DA_FLOAT64);
+    return is_frequent_binary_op(op) && (typenum == DA_FLOAT32 || typenum == DA_FLOAT64);
 }
 
 /* float16 kernels load 8-byte vectors: each element is converted to float

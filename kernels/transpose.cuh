@@ -230,22 +230,17 @@ tiled_kernel(const __grid_constant__ da_elementwise e, const tile_args a)
     }
 }
 
-/* Whether op has a tiled kernel: COPY (copies and casts) and the binary ops
-   users write between layouts most (`a + a.T`: arithmetic, maximum,
-   minimum, comparisons, the ops of has_rows_kernel).  The other binary ops
-   take the strided route when they transpose: their tiled kernels were
-   half of the tiled machine code (270 KB of the float32 unit's for sm_90),
-   and the wheel has a size limit.  A
-   unary op's result takes its input's layout (src/core/elementwise.c), so
-   it only transposes when it writes in place into another layout; those
-   stay on the strided route too. */
+/* Whether op has a tiled kernel: COPY (copies and casts) and the frequent
+   binary ops (elementwise.cuh).  The other binary ops take the strided
+   route when they transpose: their tiled kernels were half of the tiled
+   machine code (270 KB of the float32 unit's for sm_90).  A unary op's
+   result takes its input's layout (src/core/elementwise.c), so it only
+   transposes when it writes in place into another layout; those stay on
+   the strided route too. */
 static __host__ __device__ constexpr bool
 has_tiled_kernel(int op)
 {
-    return op == DA_OP_COPY || op == DA_OP_ADD || op == DA_OP_SUB || op == DA_OP_MUL ||
-           op == DA_OP_DIV || op == DA_OP_MAXIMUM || op == DA_OP_MINIMUM ||
-           op == DA_OP_EQUAL || op == DA_OP_NOT_EQUAL || op == DA_OP_LESS ||
-           op == DA_OP_LESS_EQUAL || op == DA_OP_GREATER || op == DA_OP_GREATER_EQUAL;
+    return op == DA_OP_COPY || is_frequent_binary_op(op);
 }
 
 /* Launch the tiled kernel of (Op, Cls) when e transposes; *taken says
