@@ -494,10 +494,12 @@ typedef struct {
 /*
  * unique_*: from n >= 1 ascending `sorted` elements of typenum (da_sort's
  * values) and `perm`, their positions in the flat input (da_sort's indices;
- * NULL when neither indices nor inverse is wanted):
- *   groups step:  groups[i] = the number of distinct values in sorted[0..i]
- *                 (value equality: NaN never equal, -0.0 == +0.0), so
- *                 groups[n - 1] is the number m of unique values;
+ * NULL when neither indices nor inverse is wanted), in chunks of `chunk`
+ * elements (1 on the host, da_cuda_unique_chunk() on CUDA):
+ *   groups step:  groups[c] = the number of distinct values in the chunks
+ *                 0..c of sorted (value equality: NaN never equal, -0.0 ==
+ *                 +0.0), so its last entry, groups[ceil(n / chunk) - 1],
+ *                 is the number m of unique values;
  *   scatter step: for each unique value g in [0, m) (each output NULL when
  *                 not wanted): values[g] its first sorted element,
  *                 indices[g] = its first position in the input, ends[g]
@@ -510,7 +512,8 @@ typedef struct {
     const int64_t *perm;
     int64_t *groups;
     int64_t n;
-    int64_t m;          /* groups[n - 1], set by the caller for the scatter */
+    int64_t chunk;
+    int64_t m;          /* groups' last entry, set by the caller for the scatter */
     int typenum;
     void *values;
     int64_t *indices;
@@ -664,6 +667,7 @@ cudaError_t da_cuda_sort(void *temp, size_t *temp_bytes, const da_sort *s,
 cudaError_t da_cuda_unique_groups(void *temp, size_t *temp_bytes,
                                   const da_unique *u, cudaStream_t stream);
 cudaError_t da_cuda_unique_scatter(const da_unique *u, cudaStream_t stream);
+int64_t da_cuda_unique_chunk(void);
 
 /* reduce: kernels/reduce*.cu.  Two-phase, like CUB: with temp == NULL only
    *temp_bytes is set (no work is done); then call again with at least that

@@ -1,6 +1,6 @@
 /*
- * da_cuda_sort, da_cuda_unique_groups, da_cuda_unique_scatter
- * (kernels/launch.h): sorting on CUB's radix sorts.
+ * da_cuda_sort (kernels/launch.h): sorting on CUB's radix sorts (unique's
+ * steps after the sort are kernels/unique.cu).
  *
  * Routes:
  *   - float32/float64 values of one segment (sort() of a flat array, the
@@ -35,9 +35,6 @@
  *     ones), DeviceSegmentedSort for many (offsets i * seglen from a
  *     counting iterator); the values, when wanted, are then gathered from
  *     the input by index, bit for bit.
- * unique: a kernel marks where each run of equal sorted values starts and
- * one in-place cub::DeviceScan::InclusiveSum numbers the runs; a scatter
- * kernel writes the outputs.
  * Sorts are instantiated per key width (4, 8, 16 bytes; 1- and 2-byte
  * dtypes sort uint32 keys, or int32 keys for their values, on their low
  * bits), not per dtype: three radix pair sorts, two segmented ones, the
@@ -51,7 +48,6 @@
 #include <stdint.h>
 
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #include <cuda/std/tuple>
 #include <thrust/iterator/counting_iterator.h>
@@ -78,7 +74,7 @@ struct key128_decomposer {
 };
 
 /* The element type of each itemsize: the kernels that only move elements
-   (gather, unique's scatter) are instantiated per itemsize, not per dtype. */
+   (the gathers) are instantiated per itemsize, not per dtype. */
 template <int Itemsize>
 struct element_of;
 template <>
@@ -544,125 +540,6 @@ sort_narrow_values(void *temp, size_t *temp_bytes, const da_sort *s, bool is_sig
     return cudaGetLastError();
 }
 
-/* ---- unique ---------------------------------------------------------------- */
-
-/* Value equality of two elements of a dtype (NaN unequal, -0.0 == +0.0). */
-template <int Typenum>
-__device__ __forceinline__ bool
-same_value(const typename dtype_traits<Typenum>::storage &a,
-           const typename dtype_traits<Typenum>::storage &b)
-{
-    if constexpr (Typenum == DA_FLOAT16) {
-        return da_half_to_float(a) == da_half_to_float(b);
-    }
-    else if constexpr (Typenum == DA_COMPLEX64 || Typenum == DA_COMPLEX128) {
-        return a.re == b.re && a.im == b.im;
-    }
-    else {
-        return a == b;
-    }
-}
-
-/* heads[i] = 1 where sorted[i] starts a new value, else 0. */
-template <int Typenum>
-static __global__ void __launch_bounds__(kBlockThreads)
-unique_heads_kernel(const typename dtype_traits<Typenum>::storage *sorted, int64_t *heads,
-                    int64_t n)
-{
-    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
-    int64_t i;
-
-    for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
-        heads[i] = i == 0 || !same_value<Typenum>(sorted[i - 1], sorted[i]) ? 1 : 0;
-    }
-}
-
-/* The heads into u->groups, then one in-place inclusive sum of them (a
-   single scan instantiation, where a transform iterator per dtype would
-   instantiate fourteen). */
-struct unique_groups_run {
-    void *temp;
-    size_t *temp_bytes;
-    const da_unique *u;
-    cudaStream_t stream;
-
-    template <int Typenum>
-    cudaError_t
-    run()
-    {
-        unsigned int blocks;
-        cudaError_t err;
-
-        if (temp == NULL) {
-            return cub::DeviceScan::InclusiveSum(NULL, *temp_bytes, u->groups, u->groups,
-                                                 u->n, stream);
-        }
-        grid_blocks(u->n, &blocks);
-        unique_heads_kernel<Typenum><<<blocks, kBlockThreads, 0, stream>>>(
-            (const typename dtype_traits<Typenum>::storage *)u->sorted, u->groups, u->n);
-        if ((err = cudaGetLastError()) != cudaSuccess) {
-            return err;
-        }
-        return cub::DeviceScan::InclusiveSum(temp, *temp_bytes, u->groups, u->groups, u->n,
-                                             stream);
-    }
-};
-
-template <typename S>
-static __global__ void __launch_bounds__(kBlockThreads)
-unique_scatter_kernel(da_unique u)
-{
-    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
-    int64_t i;
-
-    for (i = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; i < u.n; i += step) {
-        const int64_t g = u.groups[i] - 1;
-        if (i == 0 || u.groups[i - 1] != u.groups[i]) {
-            if (u.values != NULL) {
-                ((S *)u.values)[g] = ((const S *)u.sorted)[i];
-            }
-            if (u.indices != NULL) {
-                u.indices[g] = u.perm[i];
-            }
-        }
-        if (u.ends != NULL && (i == u.n - 1 || u.groups[i + 1] != u.groups[i])) {
-            u.ends[g] = i + 1;
-        }
-        if (u.inverse != NULL) {
-            u.inverse[u.perm[i]] = g;
-        }
-    }
-}
-
-static __global__ void __launch_bounds__(kBlockThreads)
-unique_counts_kernel(const int64_t *ends, int64_t *counts, int64_t m)
-{
-    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
-    int64_t g;
-
-    for (g = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; g < m; g += step) {
-        counts[g] = ends[g] - (g == 0 ? 0 : ends[g - 1]);
-    }
-}
-
-template <int Itemsize>
-static cudaError_t
-unique_scatter(const da_unique *u, cudaStream_t stream)
-{
-    unsigned int blocks;
-    cudaError_t err;
-
-    grid_blocks(u->n, &blocks);
-    unique_scatter_kernel<typename element_of<Itemsize>::type>
-        <<<blocks, kBlockThreads, 0, stream>>>(*u);
-    if ((err = cudaGetLastError()) != cudaSuccess || u->counts == NULL) {
-        return err;
-    }
-    grid_blocks(u->m, &blocks);
-    unique_counts_kernel<<<blocks, kBlockThreads, 0, stream>>>(u->ends, u->counts, u->m);
-    return cudaGetLastError();
-}
-
 }  // namespace da
 
 extern "C" cudaError_t
@@ -697,29 +574,4 @@ da_cuda_sort(void *temp, size_t *temp_bytes, const da_sort *s, cudaStream_t stre
     }
     da::sort_pairs_route route{temp, temp_bytes, s, stream};
     return da::dispatch_dtype(s->typenum, route);
-}
-
-extern "C" cudaError_t
-da_cuda_unique_groups(void *temp, size_t *temp_bytes, const da_unique *u,
-                      cudaStream_t stream)
-{
-    da::unique_groups_run run{temp, temp_bytes, u, stream};
-    return da::dispatch_dtype(u->typenum, run);
-}
-
-extern "C" cudaError_t
-da_cuda_unique_scatter(const da_unique *u, cudaStream_t stream)
-{
-    switch (da_itemsize(u->typenum)) {
-        case 1:
-            return da::unique_scatter<1>(u, stream);
-        case 2:
-            return da::unique_scatter<2>(u, stream);
-        case 4:
-            return da::unique_scatter<4>(u, stream);
-        case 8:
-            return da::unique_scatter<8>(u, stream);
-        default:
-            return da::unique_scatter<16>(u, stream);
-    }
 }

@@ -109,3 +109,26 @@ def test_result_types_are_namedtuples(backend):
     assert_values(values, np.array([1, 3]))
     assert_values(inverse, np.array([1, 0, 1]))
     assert devarray.UniqueAllResult.__module__ == "devarray"
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int16", "int32", "uint64", "float16", "float32",
+                                   "complex128"])
+@pytest.mark.parametrize("distinct", [3, 700, None])
+def test_runs_across_chunks(backend, rng, dtype, distinct):
+    """Tens of thousands of elements, beyond the CUDA route's chunks of
+    2,048 sorted elements (a warp each): runs that cross chunks, runs
+    longer than several chunks (3 distinct values), and mostly distinct
+    values (None); all four outputs against NumPy."""
+    n = 9 * 2048 + 37
+    x = random_array(rng, n, dtype, special=True)
+    if distinct is not None:
+        x = x[rng.integers(0, distinct, size=n)]
+    values, index, inverse, counts = oracle(x)
+    out = devarray.unique_all(dev(x))
+    assert_values(out.values, values)
+    assert_values(out.indices, index)
+    assert_values(out.inverse_indices, inverse)
+    assert_values(out.counts, counts)
+    c = devarray.unique_counts(dev(x))
+    assert_values(c.values, values)
+    assert_values(c.counts, counts)

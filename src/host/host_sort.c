@@ -198,7 +198,7 @@ da_host_unique_groups(const da_unique *u)
     int64_t i, groups = 0;
 
     host_sort_functions(u->typenum, &less, &same);
-    if (same == NULL) {
+    if (same == NULL || u->chunk != 1) {
         return -1;
     }
     for (i = 0; i < u->n; i++) {
@@ -216,7 +216,7 @@ da_host_unique_scatter(const da_unique *u)
     const int itemsize = da_itemsize(u->typenum);
     int64_t i, g;
 
-    if (u->counts != NULL && u->ends == NULL) {
+    if ((u->counts != NULL && u->ends == NULL) || u->chunk != 1) {
         return -1;
     }
     for (i = 0; i < u->n; i++) {

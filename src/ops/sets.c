@@ -3,9 +3,10 @@
  * isin.
  *
  * x is flattened (C order) and sorted ascending with its argsort
- * (sort_along_axis); the groups step marks where each run of equal values
- * starts and numbers the runs by a prefix sum; the count of unique values
- * m is read back (one synchronisation: the outputs' shapes depend on it);
+ * (sort_along_axis); the groups step counts the runs of equal values
+ * that start in each chunk of them (one element a chunk on the host) and
+ * sums the counts in order (kernels/launch.h: da_unique); the count of
+ * unique values m is read back (one synchronisation: the outputs' shapes depend on it);
  * the scatter step writes each run's first element, its first position
  * in x (the sort is stable, so the smallest), its run length and every
  * element's run number.  Equality is the standard's: NaNs are all
@@ -85,20 +86,24 @@ sets_unique(PyObject *x, const char *name, int want, DeviceArrayObject **out)
         goto error;
     }
     if (n > 0) {
+        const int64_t chunk = backend_unique_chunk(a->backend);
+        const int64_t ngroups = (n + chunk - 1) / chunk;
         /* the positions only where an output needs them: a sort of values
            alone takes the faster routes (kernels/sort.cu) */
         if (sort_along_axis(flat, 0, 0, &sorted,
                             want & (SETS_INDICES | SETS_INVERSE) ? &perm : NULL) < 0 ||
-            (groups = array_new(a->backend, DA_INT64, 1, &n)) == NULL) {
+            (groups = array_new(a->backend, DA_INT64, 1, &ngroups)) == NULL) {
             goto error;
         }
         u.sorted = sorted->data;
         u.perm = perm != NULL ? (const int64_t *)(const void *)perm->data : NULL;
         u.groups = (int64_t *)(void *)groups->data;
         u.n = n;
+        u.chunk = chunk;
         u.typenum = a->typenum;
         if (backend_unique_groups(a->backend, &u) < 0 ||
-            transfer_copy(a->backend, &m, u.groups + (n - 1), sizeof(m), DA_COPY_D2H) < 0) {
+            transfer_copy(a->backend, &m, u.groups + (ngroups - 1), sizeof(m),
+                          DA_COPY_D2H) < 0) {
             goto error;
         }
     }

@@ -576,6 +576,19 @@ backend_unique_groups(int backend, const da_unique *u)
     return da_host_unique_groups(u) != 0 ? host_contract_error("unique") : 0;
 }
 
+int64_t
+backend_unique_chunk(int backend)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        return da_cuda_unique_chunk();
+    }
+#else
+    (void)backend;
+#endif
+    return 1;
+}
+
 int
 backend_unique_scatter(int backend, const da_unique *u)
 {

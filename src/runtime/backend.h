@@ -75,6 +75,8 @@ int backend_sort(int backend, const da_sort *s);
 /* unique's two steps (launch.h: da_unique); the groups step's temporary
    storage from the pool. */
 int backend_unique_groups(int backend, const da_unique *u);
+/* The elements of sorted per entry of da_unique's groups on `backend`. */
+int64_t backend_unique_chunk(int backend);
 int backend_unique_scatter(int backend, const da_unique *u);
 
 
