@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "dispatch.cuh"
+#include "division.cuh"
 
 namespace da {
 
@@ -129,30 +130,81 @@ has_rows_kernel(int op, int typenum)
     return is_frequent_binary_op(op) && (typenum == DA_FLOAT32 || typenum == DA_FLOAT64);
 }
 
-/* float16 kernels load 8-byte vectors: each element is converted to float
-   and back around its op, and a 16-byte vector's eight inlined copies of a
-   function's code made the float16 kernels a quarter of the float32
-   unit's machine code.  (Computing a 16-byte vector in passes over parts
-   of it, selected per pass, kept the code small but ran at half the
-   speed.) */
+/* float16 kernels of the math functions load 8-byte vectors: each element
+   is converted to float and back around its op, and a 16-byte vector's
+   eight inlined copies of a function's code made the float16 kernels a
+   quarter of the float32 unit's machine code.  (Computing a 16-byte vector
+   in passes over parts of it, selected per pass, kept the code small but
+   ran at half the speed.)  The ops of a few instructions an element load
+   16-byte vectors, as every other dtype does: with 8 bytes a thread in
+   flight, float16 `-a` ran at 89% of the copy rate. */
 constexpr int kHalfVectorBytes = 8;
+
+static __host__ __device__ constexpr bool
+is_short_op(int op)
+{
+    return op == DA_OP_ADD || op == DA_OP_SUB || op == DA_OP_MUL || op == DA_OP_NEG ||
+           op == DA_OP_ABS || op == DA_OP_POSITIVE || op == DA_OP_SQUARE ||
+           op == DA_OP_SQRT || op == DA_OP_MAXIMUM || op == DA_OP_MINIMUM ||
+           op == DA_OP_EQUAL || op == DA_OP_NOT_EQUAL || op == DA_OP_LESS ||
+           op == DA_OP_LESS_EQUAL || op == DA_OP_GREATER || op == DA_OP_GREATER_EQUAL ||
+           op == DA_OP_ISNAN || op == DA_OP_ISINF || op == DA_OP_ISFINITE ||
+           op == DA_OP_SIGNBIT || op == DA_OP_FLOOR || op == DA_OP_CEIL || op == DA_OP_TRUNC ||
+           op == DA_OP_COPYSIGN;
+}
+
+/* A kernel whose bool result is narrower than its operands (a comparison's
+   or a test's) reads most of the bytes it moves: with one array operand,
+   a 16-byte load a thread left float32 `isnan(a)` and `a < 1.0` at 1.06x
+   and 1.11x PyTorch's time.  Its threads load this many bytes of each
+   operand instead. */
+constexpr int kNarrowingReadBytes = 32;
 
 /* The compile-time shape of a contiguous kernel: inputs of dtype Typenum
    (class Cls), the result of dtype OutTypenum; kPer elements per thread,
-   enough for a 16-byte input vector (8 bytes of float16) and an output
-   vector of >= 4 bytes. */
+   enough for a 16-byte input vector (8 bytes of float16 math functions,
+   32 bytes for a narrower bool result) and an output vector of >= 4 bytes. */
 template <int Op, int Typenum>
 struct contiguous_shape {
     typedef typename dtype_traits<Typenum>::storage S;
     static constexpr int cls = dtype_traits<Typenum>::cls;
     static constexpr int out_typenum = result_typenum(op_fn<Op, cls>::result, Typenum);
     typedef typename dtype_traits<out_typenum>::storage SO;
-    static constexpr int by_input =
-        (Typenum == DA_FLOAT16 ? kHalfVectorBytes : kVectorBytes) / (int)sizeof(S);
+    static constexpr int input_bytes =
+        out_typenum == DA_BOOL && sizeof(S) > 1      ? kNarrowingReadBytes
+        : Typenum == DA_FLOAT16 && !is_short_op(Op) ? kHalfVectorBytes
+                                                     : kVectorBytes;
+    static constexpr int by_input = input_bytes / (int)sizeof(S);
     static constexpr int by_output = 4 / (int)sizeof(SO);
     static constexpr int per_vector = by_input > by_output ? by_input : by_output;
     static_assert(sizeof(SO) <= sizeof(S), "a result wider than its operands");
 };
+
+/* Bool operands a 4-byte word at a time: each byte made 0 or 1 (x != 0, as
+   the class's load makes it) and the op applied to the four at once with
+   bit operations, from its truth table (op_fn's values at 0 and 1, which
+   the compiler folds).  Loading and storing each byte through the class
+   made bool `x & y` instruction-bound, at 1.30x PyTorch's time. */
+static __device__ __forceinline__ uint32_t
+bool_bytes_nonzero(uint32_t w)
+{
+    return ((((w & 0x7f7f7f7fu) + 0x7f7f7f7fu) | w) >> 7) & 0x01010101u;
+}
+
+template <int Op>
+static __device__ __forceinline__ uint32_t
+bool_bytes_apply(uint32_t a, uint32_t b)
+{
+    typedef op_fn<Op, DA_CLASS_BOOL> F;
+    const uint8_t f = 0, t = 1;
+    uint32_t r = 0;
+
+    r |= F::apply(f, f) ? ~a & ~b : 0u;
+    r |= F::apply(f, t) ? ~a & b : 0u;
+    r |= F::apply(t, f) ? a & ~b : 0u;
+    r |= F::apply(t, t) ? a & b : 0u;
+    return r & 0x01010101u;
+}
 
 /* A contiguous kernel's problem: `rows` rows of the same contiguous
    layout, row r of array k starting row_stride[k] bytes (out: k = 0, in[j]:
@@ -168,56 +220,19 @@ struct contiguous_args {
     uint32_t rows;
     bool row_scalar[2];
     int64_t row_stride[3];
+    divisor_multiplier by; /* in[1] NULL and a positive divisor */
 };
-
-/* Integer floor division and remainder of dtypes up to 32 bits compute in
-   32 bits in the contiguous kernels: their operands always fit (a scalar
-   divisor has the dtype too, NEP 50), and the class's 64-bit division is
-   the GPU's 64-bit division routine, which made int32 `a // 7` compute-bound
-   (1.39x PyTorch's 32-bit division on an H200).  The results are
-   da_sint_/da_uint_floor_divide's and _remainder's (ops_int.h): x // 0 and
-   x % 0 are 0, x // -1 is the negation that the store wraps. */
-template <int Op, int Cls, typename S>
-struct narrow_division {
-    static constexpr bool value = (Op == DA_OP_FLOOR_DIVIDE || Op == DA_OP_REMAINDER) &&
-                                  (Cls == DA_CLASS_SINT || Cls == DA_CLASS_UINT) &&
-                                  sizeof(S) <= 4;
-};
-
-template <int Op>
-static __device__ __forceinline__ int64_t
-sint32_division(int64_t a64, int64_t b64)
-{
-    const int32_t a = (int32_t)a64, b = (int32_t)b64;
-    if (b == 0 || (b == -1 && Op == DA_OP_REMAINDER)) {
-        return 0;
-    }
-    if (b == -1) {
-        return -a64;
-    }
-    if (Op == DA_OP_FLOOR_DIVIDE) {
-        const int32_t q = a / b;
-        return q * b != a && (a < 0) != (b < 0) ? q - 1 : q;
-    }
-    const int32_t r = a % b;
-    return r != 0 && (r < 0) != (b < 0) ? r + b : r;
-}
-
-template <int Op>
-static __device__ __forceinline__ uint64_t
-uint32_division(uint64_t a, uint64_t b)
-{
-    if (b == 0) {
-        return 0;
-    }
-    return Op == DA_OP_FLOOR_DIVIDE ? (uint32_t)a / (uint32_t)b : (uint32_t)a % (uint32_t)b;
-}
 
 /* The element function of (Op, Cls) for operands stored as S. */
 template <int Op, int Cls, typename S, typename T>
 static __device__ __forceinline__ auto
-apply_stored(T a, T b)
+apply_stored(T a, T b, const divisor_multiplier &by)
 {
+    if constexpr (divides_by_multiplier<Op, Cls>::value) {
+        if (by.valid) {
+            return divide_by_multiplier<Op, Cls, S>(a, b, by);
+        }
+    }
     if constexpr (narrow_division<Op, Cls, S>::value && Cls == DA_CLASS_SINT) {
         return sint32_division<Op>(a, b);
     }
@@ -279,29 +294,56 @@ contiguous_kernel(const contiguous_args a)
                 }
             }
         }
-        for (v = first; v < nvec; v += step) {
-            const uint32_t i = head + v * kPer;
-            VI x, y;
-            VO r;
-            if (in0 != nullptr) {
-                x = *reinterpret_cast<const VI *>(in0 + i);
-            }
-            if (kBinary && in1 != nullptr) {
-                y = *reinterpret_cast<const VI *>(in1 + i);
-            }
+        if constexpr (Typenum == DA_BOOL) {
+            typedef vector_of<uint32_t, kPer / 4> VW;
+            const uint32_t w0 = s0 != 0 ? 0x01010101u : 0u, w1 = s1 != 0 ? 0x01010101u : 0u;
+            static_assert(sizeof(SO) == 1 && kPer % 4 == 0, "bool words");
+            for (v = first; v < nvec; v += step) {
+                const uint32_t i = head + v * kPer;
+                VW x, y, r;
+                if (in0 != nullptr) {
+                    x = *reinterpret_cast<const VW *>(in0 + i);
+                }
+                if (kBinary && in1 != nullptr) {
+                    y = *reinterpret_cast<const VW *>(in1 + i);
+                }
 #pragma unroll
-            for (int k = 0; k < kPer; k++) {
-                const CT va = in0 != nullptr ? C::load(&x.e[k], Typenum) : s0;
-                const CT vb = !kBinary ? va : in1 != nullptr ? C::load(&y.e[k], Typenum) : s1;
-                store_value(&r.e[k], kOut, apply_stored<Op, Shape::cls, S>(va, vb));
+                for (int k = 0; k < kPer / 4; k++) {
+                    const uint32_t wa = in0 != nullptr ? bool_bytes_nonzero(x.e[k]) : w0;
+                    const uint32_t wb = !kBinary         ? wa
+                                        : in1 != nullptr ? bool_bytes_nonzero(y.e[k])
+                                                         : w1;
+                    r.e[k] = bool_bytes_apply<Op>(wa, wb);
+                }
+                *reinterpret_cast<VW *>(out + i) = r;
             }
-            *reinterpret_cast<VO *>(out + i) = r;
+        }
+        else {
+            for (v = first; v < nvec; v += step) {
+                const uint32_t i = head + v * kPer;
+                VI x, y;
+                VO r;
+                if (in0 != nullptr) {
+                    x = *reinterpret_cast<const VI *>(in0 + i);
+                }
+                if (kBinary && in1 != nullptr) {
+                    y = *reinterpret_cast<const VI *>(in1 + i);
+                }
+#pragma unroll
+                for (int k = 0; k < kPer; k++) {
+                    const CT va = in0 != nullptr ? C::load(&x.e[k], Typenum) : s0;
+                    const CT vb =
+                        !kBinary ? va : in1 != nullptr ? C::load(&y.e[k], Typenum) : s1;
+                    store_value(&r.e[k], kOut, apply_stored<Op, Shape::cls, S>(va, vb, a.by));
+                }
+                *reinterpret_cast<VO *>(out + i) = r;
+            }
         }
         for (j = first; j < nrest; j += step) {
             const uint32_t i = j < head ? j : body_end + (j - head);
             const CT va = in0 != nullptr ? C::load(in0 + i, Typenum) : s0;
             const CT vb = !kBinary ? va : in1 != nullptr ? C::load(in1 + i, Typenum) : s1;
-            store_value(out + i, kOut, apply_stored<Op, Shape::cls, S>(va, vb));
+            store_value(out + i, kOut, apply_stored<Op, Shape::cls, S>(va, vb, a.by));
         }
     }
 }
@@ -345,6 +387,18 @@ launch_contiguous(const da_elementwise *e, cudaStream_t stream)
             if (a.in[k] != nullptr && !a.row_scalar[k]) {
                 arrays[narrays] = a.in[k];
                 itemsizes[narrays++] = in_size;
+            }
+        }
+        a.by.valid = false;
+        if constexpr (divides_by_multiplier<Op, Shape::cls>::value) {
+            typedef typename division_word<typename Shape::S>::type W;
+            const da_scalar &d = e->in[1].scalar;
+            if (a.in[1] == nullptr && Shape::cls == DA_CLASS_SINT && d.s > 0) {
+                a.by = divisor_multiplier_of<W>((W)d.s);
+            }
+            else if (a.in[1] == nullptr && Shape::cls == DA_CLASS_UINT && d.u > 0 &&
+                     (uint64_t)(W)d.u == d.u) {
+                a.by = divisor_multiplier_of<W>((W)d.u);
             }
         }
         a.split = split_aligned(arrays, itemsizes, narrays, n, Shape::per_vector);
@@ -507,160 +561,13 @@ load_operand(const da_operand &operand, int64_t offset)
                                    : class_traits<Cls>::scalar(operand.scalar);
 }
 
-/* Bytes of input each pass of a contiguous cast stages in shared memory:
-   four 16-byte loads per thread, all in flight before the first
-   conversion. */
-constexpr int kCastTileBytes = 16384;
-constexpr int kCastLoads = kCastTileBytes / 16 / kBlockThreads;
+}  // namespace da
 
-/* Whether e is a cast whose operands are both contiguous: COPY of an array
-   of another dtype (move() in elementwise.cu has the same-dtype copies),
-   ndim <= 1 at unit strides, in one chunk of 32-bit indices. */
-static __host__ __device__ inline bool
-is_contiguous_cast(const da_elementwise *e)
-{
-    return e->in[0].data != nullptr && e->in[0].typenum != e->out.typenum &&
-           e->size <= kChunkElements &&
-           (e->ndim == 0 ||
-            (e->ndim == 1 && e->out.strides[0] == da_itemsize(e->out.typenum) &&
-             e->in[0].strides[0] == da_itemsize(e->in[0].typenum)));
-}
+/* ---- contiguous casts: share load_element and store_element ----------- */
 
-/* The output dtypes whose stores a class's cast compiles inline, up to two
-   (-1: none): the dtypes its common casts make (none for bool and the
-   unsigned integers: the wheel's size limit).  Others go through
-   store_element. */
-static __host__ __device__ constexpr int
-cast_inline_output(int cls, int k)
-{
-    return cls == DA_CLASS_SINT   ? (k == 0 ? (int)DA_INT32 : (int)DA_INT64)
-           : cls == DA_CLASS_F32  ? (k == 0 ? (int)DA_FLOAT32 : (int)DA_FLOAT16)
-           : cls == DA_CLASS_F64  ? (k == 0 ? (int)DA_FLOAT64 : -1)
-           : cls == DA_CLASS_C64  ? (k == 0 ? (int)DA_COMPLEX64 : -1)
-           : cls == DA_CLASS_C128 ? (k == 0 ? (int)DA_COMPLEX128 : -1)
-                                  : -1;
-}
+#include "cast.cuh"
 
-/* The input dtype whose loads a class's cast compiles inline (-1: none):
-   float32 for F32, the source of float32 -> float16, the narrowing cast
-   that moves the fewest bytes per element (PyTorch runs it at copy
-   bandwidth; through load_element it took 1.5x PyTorch's time). */
-static __host__ __device__ constexpr int
-cast_inline_input(int cls)
-{
-    return cls == DA_CLASS_F32 ? (int)DA_FLOAT32 : -1;
-}
-
-/* out[j] = the staged element j converted, j < count: loaded inline when
-   In >= 0 (the input's dtype), else by load_element; stored inline when
-   Out >= 0 (the output's dtype), else by store_element.  Not unrolled:
-   each copy of a call costs about 500 bytes of machine code. */
-template <int Cls, int In, int Out>
-static __device__ __forceinline__ void
-convert_staged(const char *staged, uint32_t in_size, int in_typenum, char *out,
-               int out_typenum, uint32_t count)
-{
-    uint32_t j;
-#pragma unroll 1
-    for (j = threadIdx.x; j < count; j += kBlockThreads) {
-        typename class_traits<Cls>::type v;
-        if constexpr (In >= 0) {
-            v = class_traits<Cls>::load(
-                staged + (size_t)j * sizeof(typename dtype_traits<In>::storage), In);
-        }
-        else {
-            v = load_element<Cls>(staged + j * in_size, in_typenum);
-        }
-        if constexpr (Out >= 0) {
-            store_value(out + (size_t)j * sizeof(typename dtype_traits<Out>::storage), Out, v);
-        }
-        else {
-            store_element(out + (size_t)j * da_itemsize(out_typenum), out_typenum, v);
-        }
-    }
-}
-
-/* convert_staged with the output dtype chosen: inline for the class's
-   common ones, else through store_element. */
-template <int Cls, int In>
-static __device__ __forceinline__ void
-convert_staged_to(const char *staged, uint32_t in_size, int in_typenum, char *out,
-                  int out_typenum, uint32_t count)
-{
-    constexpr int kOut0 = cast_inline_output(Cls, 0), kOut1 = cast_inline_output(Cls, 1);
-    if constexpr (kOut0 >= 0 && kOut0 != In) {
-        if (out_typenum == kOut0) {
-            convert_staged<Cls, In, kOut0>(staged, in_size, in_typenum, out, out_typenum, count);
-            return;
-        }
-    }
-    if constexpr (kOut1 >= 0 && kOut1 != In) {
-        if (out_typenum == kOut1) {
-            convert_staged<Cls, In, kOut1>(staged, in_size, in_typenum, out, out_typenum, count);
-            return;
-        }
-    }
-    convert_staged<Cls, In, -1>(staged, in_size, in_typenum, out, out_typenum, count);
-}
-
-/* The strided COPY kernel's route for a contiguous cast: each pass copies a
-   tile of the input's bytes into shared memory with 16-byte loads, then
-   converts it element by element with the kernel's own load_element and
-   store_element (a new kernel would carry a second copy of the
-   conversions, about 13 KB of machine code per class and architecture),
-   inline instead for float32 inputs of F32 and the classes' common
-   outputs.  The element-per-thread loop has one
-   narrow load in flight per thread; this has kCastLoads wide ones. */
-template <int Cls>
-static __device__ __forceinline__ void
-cast_tiles(const da_elementwise &e)
-{
-    __shared__ uint4 tile[kCastTileBytes / 16];
-    const int in_typenum = e.in[0].typenum, out_typenum = e.out.typenum;
-    const uint32_t in_size = (uint32_t)da_itemsize(in_typenum);
-    const uint32_t out_size = (uint32_t)da_itemsize(out_typenum);
-    const uint32_t per_tile = kCastTileBytes / in_size;
-    const uint32_t n = (uint32_t)e.size;
-    const bool wide = (uintptr_t)e.in[0].data % 16 == 0;
-    char *staged = reinterpret_cast<char *>(tile);
-    uint32_t base;
-
-    for (base = blockIdx.x * per_tile; base < n; base += gridDim.x * per_tile) {
-        const uint32_t count = n - base < per_tile ? n - base : per_tile;
-        const uint32_t bytes = count * in_size;
-        const char *src = e.in[0].data + (size_t)base * in_size;
-        char *dst = e.out.data + (size_t)base * out_size;
-        uint32_t b;
-
-        if (wide && bytes == (uint32_t)kCastTileBytes) {
-            const uint4 *words = reinterpret_cast<const uint4 *>(src);
-            uint4 w[kCastLoads];
-#pragma unroll
-            for (int k = 0; k < kCastLoads; k++) {
-                w[k] = words[k * kBlockThreads + threadIdx.x];
-            }
-#pragma unroll
-            for (int k = 0; k < kCastLoads; k++) {
-                tile[k * kBlockThreads + threadIdx.x] = w[k];
-            }
-        }
-        else {
-#pragma unroll 1
-            for (b = threadIdx.x; b < bytes; b += kBlockThreads) {
-                staged[b] = src[b];
-            }
-        }
-        __syncthreads();
-        if (cast_inline_input(Cls) >= 0 && in_typenum == cast_inline_input(Cls)) {
-            convert_staged_to<Cls, cast_inline_input(Cls)>(staged, in_size, in_typenum, dst,
-                                                           out_typenum, count);
-        }
-        else {
-            convert_staged_to<Cls, -1>(staged, in_size, in_typenum, dst, out_typenum, count);
-        }
-        __syncthreads();
-    }
-}
+namespace da {
 
 template <int Op, int Cls>
 static __global__ void __launch_bounds__(kBlockThreads)

@@ -4,15 +4,17 @@ blocking: casts between contiguous arrays (staged through shared memory in
 16 KiB tiles), integer floor_divide and remainder by a scalar around the
 extremes, strided copies of every itemsize (four elements
 per thread, offsets stepped along the last axis), binary ops over 2-D rows
-with broadcast operands (the contiguous kernel a row at a time), and
-x ** 2 as a multiply.  On the host backend the same calls run
+with broadcast operands (the contiguous kernel a row at a time),
+x ** 2 as a multiply, bool operands a word at a time (any nonzero byte
+true) and the vector widths of the contiguous kernels (float16's short
+ops, bool results of wider operands).  On the host backend the same calls run
 NumPy-compatible loops."""
 
 import numpy as np
 import pytest
 
 import devarray
-from _helpers import DTYPES, assert_values, random_array
+from _helpers import DTYPES, assert_values, host, random_array
 
 # Around the tile of 16 KiB of input: one element, a partial tile, a whole
 # float16 tile (8192), and several tiles with a tail.
@@ -59,15 +61,19 @@ def test_cast_full_range(backend, rng, src, dst):
     assert_values(devarray.astype(devarray.to_device(a), dst), expected)
 
 
-# Divisors of every magnitude, both signs, the extremes, and 0, 1, -1.
+# Divisors of every magnitude, both signs, powers of two (a positive one
+# multiplies with a multiplier whose shifts they end), the extremes, and
+# 0, 1, -1.
 DIVISORS = {
-    "int32": [2, 3, 7, -7, 10, 641, -65536, 2**31 - 1, -2**31, 0, 1, -1],
-    "uint32": [2, 3, 7, 10, 641, 65536, 2**31 + 1, 2**32 - 1, 0, 1],
-    "int64": [2, 7, -7, 1000, 2**31 - 1, 2**32 + 1, -2**40 - 3, 2**63 - 1, -2**63,
+    "int32": [2, 3, 7, -7, 8, 10, 641, -65536, 2**30, 2**31 - 1, -2**31, 0, 1, -1],
+    "uint32": [2, 3, 7, 10, 641, 65536, 2**31, 2**31 + 1, 2**32 - 1, 0, 1],
+    "int64": [2, 7, -7, 1000, 2**31 - 1, 2**32 + 1, -2**40 - 3, 2**62, 2**63 - 1, -2**63,
               0, 1, -1],
-    "uint64": [2, 7, 1000, 2**32 - 1, 2**32 + 1, 2**63 + 5, 2**64 - 1, 0, 1],
-    "int16": [7, -7],
-    "uint8": [7],
+    "uint64": [2, 7, 1000, 2**32 - 1, 2**32 + 1, 2**63, 2**63 + 5, 2**64 - 1, 0, 1],
+    "int16": [7, -7, 2**14, 2**15 - 1],
+    "uint16": [3, 7, 2**15, 2**16 - 1, 1],
+    "int8": [3, 7, 64, 127, -128, 1],
+    "uint8": [7, 128, 255],
 }
 
 
@@ -208,3 +214,70 @@ def test_masked_fill(backend, rng, dt):
         with pytest.raises(OverflowError):
             before[dmask[:, ::2]] = 1 << 70
         assert_values(before, a)
+
+
+BOOL_OPS = ["logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+            "bitwise_xor", "equal", "not_equal", "less", "less_equal", "greater",
+            "greater_equal", "maximum", "minimum", "add", "multiply"]
+
+
+@pytest.mark.parametrize("name", BOOL_OPS + ["logical_not", "bitwise_invert", "abs"])
+def test_bool_ops_on_any_byte(backend, rng, name):
+    """bool arrays holding any byte (a uint8 buffer viewed as bool): every
+    nonzero byte is true and every result byte 0 or 1, as NumPy's ops on
+    the bytes made 0 or 1.  Lengths around a 16-byte vector, starts off
+    its alignment, and Python bool scalars on either side."""
+    fn = getattr(devarray, name)
+    for n in (1, 15, 16, 17, 100, 4099):
+        raw = rng.integers(0, 256, n + 3, dtype=np.uint8)
+        raw[rng.random(n + 3) < 0.4] = 0
+        other = rng.integers(0, 4, n + 3, dtype=np.uint8)
+        x, y = raw.view(np.bool_), other.view(np.bool_)
+        xs, ys = raw != 0, other != 0
+        dx, dy = devarray.to_device(x), devarray.to_device(y)
+        np_fn = getattr(np, "invert" if name == "bitwise_invert" else name)
+        for start in (0, 1, 3):
+            if name in ("logical_not", "bitwise_invert", "abs"):
+                cases = [(fn(dx[start:]), np_fn(xs[start:]))]
+            else:
+                cases = [(fn(dx[start:], dy[:n + 3 - start]),
+                          np_fn(xs[start:], ys[:n + 3 - start])),
+                         (fn(dx[start:], True), np_fn(xs[start:], True)),
+                         (fn(False, dx[start:]), np_fn(False, xs[start:]))]
+            for got, expected in cases:
+                got = host(got)
+                assert got.dtype == np.bool_, (name, got.dtype)
+                assert np.array_equal(got.view(np.uint8), expected.view(np.uint8)), \
+                    (name, n, start, got.view(np.uint8), expected.view(np.uint8))
+
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "int16", "int32", "uint64", "float64"])
+@pytest.mark.parametrize("name", ["isnan", "less", "equal", "negative", "abs", "sqrt",
+                                  "floor", "add", "maximum", "exp"])
+def test_vector_widths(backend, rng, dt, name):
+    """The contiguous kernels' vectors: 16 bytes of float16 for its short
+    ops (8 for its math functions), 32 bytes of each operand for a bool
+    result of wider ones; lengths around those widths and starts off
+    their alignment, an operand scalar or not, against NumPy's bytes (exp
+    within 4 ulp)."""
+    kind = np.dtype(dt).kind
+    if kind != "f" and name in ("isnan", "sqrt", "floor", "exp"):
+        pytest.skip("a float function")
+    fn, np_fn = getattr(devarray, name), getattr(np, name)
+    for n in (1, 7, 8, 9, 31, 33, 257, 4099):
+        a = random_array(rng, n + 3, dt, special=True)
+        b = random_array(rng, n + 3, dt, special=True)
+        da, db = devarray.to_device(a), devarray.to_device(b)
+        for start in (0, 1, 2):
+            with np.errstate(all="ignore"):
+                if name in ("less", "equal", "add", "maximum"):
+                    scalar = a.dtype.type(1)
+                    cases = [(fn(da[start:], db[:n + 3 - start]),
+                              np_fn(a[start:], b[:n + 3 - start])),
+                             (fn(da[start:], 1), np_fn(a[start:], scalar))]
+                else:
+                    cases = [(fn(da[start:]), np_fn(a[start:]))]
+            # exp: the GPU's and NumPy's libm differ in the last bits
+            rtol = 4 * float(np.finfo(dt).eps) if name == "exp" else 0.0
+            for got, expected in cases:
+                assert_values(got, expected, rtol=rtol)
