@@ -389,7 +389,7 @@ launch_contiguous(const da_elementwise *e, cudaStream_t stream)
                 itemsizes[narrays++] = in_size;
             }
         }
-        a.by.valid = false;
+        a.by = divisor_multiplier{0, 0, 0, false};
         if constexpr (divides_by_multiplier<Op, Shape::cls>::value) {
             typedef typename division_word<typename Shape::S>::type W;
             const da_scalar &d = e->in[1].scalar;

@@ -198,10 +198,11 @@ unique_blocks(int64_t nchunks)
     return blocks;
 }
 
-struct unique_groups_run {
-    void *temp;
-    size_t *temp_bytes;
+/* The chunks kernel of u's dtype (its equality's), counting (the groups
+   step) or not (the scatter step). */
+struct unique_chunks_launch {
     const da_unique *u;
+    bool counting;
     cudaStream_t stream;
 
     template <int Typenum>
@@ -210,62 +211,50 @@ struct unique_groups_run {
     {
         constexpr int kEq = unique_equality<Typenum>::typenum;
         const int64_t nchunks = unique_chunks(u->n);
-        cudaError_t err;
-
-        if (temp == NULL) {
-            return cub::DeviceScan::InclusiveSum(NULL, *temp_bytes, u->groups, u->groups,
-                                                 nchunks, stream);
-        }
-        unique_chunks_kernel<kEq><<<unique_blocks(nchunks), kBlockThreads, 0, stream>>>(
-            *u, nchunks, true);
-        if ((err = cudaGetLastError()) != cudaSuccess) {
-            return err;
-        }
-        return cub::DeviceScan::InclusiveSum(temp, *temp_bytes, u->groups, u->groups, nchunks,
-                                             stream);
-    }
-};
-
-/* The scatter step, then the counts from the runs' ends. */
-struct unique_scatter_run {
-    const da_unique *u;
-    cudaStream_t stream;
-
-    template <int Typenum>
-    cudaError_t
-    run()
-    {
-        constexpr int kEq = unique_equality<Typenum>::typenum;
-        const int64_t nchunks = unique_chunks(u->n);
-        unsigned int blocks;
-        cudaError_t err;
 
         unique_chunks_kernel<kEq><<<unique_blocks(nchunks), kBlockThreads, 0, stream>>>(
-            *u, nchunks, false);
-        if ((err = cudaGetLastError()) != cudaSuccess || u->counts == NULL) {
-            return err;
-        }
-        grid_blocks(u->m, &blocks);
-        unique_counts_kernel<<<blocks, kBlockThreads, 0, stream>>>(u->ends, u->counts, u->m);
+            *u, nchunks, counting);
         return cudaGetLastError();
     }
 };
 
 }  // namespace da
 
+/* The runs counted in each chunk, then their running sums in place. */
 extern "C" cudaError_t
 da_cuda_unique_groups(void *temp, size_t *temp_bytes, const da_unique *u,
                       cudaStream_t stream)
 {
-    da::unique_groups_run run{temp, temp_bytes, u, stream};
-    return da::dispatch_dtype(u->typenum, run);
+    const int64_t nchunks = da::unique_chunks(u->n);
+    da::unique_chunks_launch launch{u, true, stream};
+    cudaError_t err;
+
+    if (temp == NULL) {
+        return cub::DeviceScan::InclusiveSum(NULL, *temp_bytes, u->groups, u->groups, nchunks,
+                                             stream);
+    }
+    if ((err = da::dispatch_dtype(u->typenum, launch)) != cudaSuccess) {
+        return err;
+    }
+    return cub::DeviceScan::InclusiveSum(temp, *temp_bytes, u->groups, u->groups, nchunks,
+                                         stream);
 }
 
+/* The scatter step, then the counts from the runs' ends. */
 extern "C" cudaError_t
 da_cuda_unique_scatter(const da_unique *u, cudaStream_t stream)
 {
-    da::unique_scatter_run run{u, stream};
-    return da::dispatch_dtype(u->typenum, run);
+    da::unique_chunks_launch launch{u, false, stream};
+    unsigned int blocks;
+    cudaError_t err;
+
+    if ((err = da::dispatch_dtype(u->typenum, launch)) != cudaSuccess || u->counts == NULL) {
+        return err;
+    }
+    da::grid_blocks(u->m, &blocks);
+    da::unique_counts_kernel<<<blocks, da::kBlockThreads, 0, stream>>>(u->ends, u->counts,
+                                                                       u->m);
+    return cudaGetLastError();
 }
 
 extern "C" int64_t
