@@ -150,9 +150,11 @@ CAUSES = [
      "values (277 us, 21% DRAM, 57% SM) (kernels/unique.cu; before: int64 "
      "head flags 313 us, a scan of all n 330 us, a scatter 421 us).  PyTorch "
      "runs one DeviceSelect (152 us).  Both passes are latency-bound: each "
-     "lane loads one element a round (a first cut with separate counting "
-     "and scatter kernels measured 129 and 237 us, but cost 4 KB more "
-     "machine code per dtype and architecture); vector loads as the "
+     "lane loads one element a round.  A first cut measured 129 and 237 us: "
+     "separate counting and scatter kernels (4 KB more machine code per "
+     "dtype and architecture), and the previous element loaded from a "
+     "selected address rather than under a condition; which of the two "
+     "costs the difference is not measured yet.  Vector loads as the "
      "elementwise kernels make are the next step."),
     ("Random gathers and scatters: latency of random sectors",
      op("a[idx]", "w[idx]", "m[ri]", "isin", "nonzero", "host overhead: a[idx]",
