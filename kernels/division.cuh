@@ -14,6 +14,14 @@
 
 namespace da {
 
+/* Whether (Op, Cls) is integer floor division or remainder: the ops that
+   divide by a multiplier when the divisor is a positive scalar. */
+template <int Op, int Cls>
+struct divides_by_multiplier {
+    static constexpr bool value = (Op == DA_OP_FLOOR_DIVIDE || Op == DA_OP_REMAINDER) &&
+                                  (Cls == DA_CLASS_SINT || Cls == DA_CLASS_UINT);
+};
+
 /* Integer floor division and remainder by a positive scalar divisor d
    multiply instead (Granlund and Montgomery, "Division by invariant
    integers using multiplication", 1994, fig. 4.1): for every N-bit n,
@@ -111,9 +119,7 @@ divide_by_multiplier(T a, T d, const divisor_multiplier &by)
    x % 0 are 0, x // -1 is the negation that the store wraps. */
 template <int Op, int Cls, typename S>
 struct narrow_division {
-    static constexpr bool value = (Op == DA_OP_FLOOR_DIVIDE || Op == DA_OP_REMAINDER) &&
-                                  (Cls == DA_CLASS_SINT || Cls == DA_CLASS_UINT) &&
-                                  sizeof(S) <= 4;
+    static constexpr bool value = divides_by_multiplier<Op, Cls>::value && sizeof(S) <= 4;
 };
 
 template <int Op>
@@ -144,12 +150,6 @@ uint32_division(uint64_t a, uint64_t b)
     }
     return Op == DA_OP_FLOOR_DIVIDE ? (uint32_t)a / (uint32_t)b : (uint32_t)a % (uint32_t)b;
 }
-
-template <int Op, int Cls>
-struct divides_by_multiplier {
-    static constexpr bool value = (Op == DA_OP_FLOOR_DIVIDE || Op == DA_OP_REMAINDER) &&
-                                  (Cls == DA_CLASS_SINT || Cls == DA_CLASS_UINT);
-};
 
 }  // namespace da
 

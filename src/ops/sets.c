@@ -6,14 +6,14 @@
  * (sort_along_axis); the groups step counts the runs of equal values
  * that start in each chunk of them (one element a chunk on the host) and
  * sums the counts in order (kernels/launch.h: da_unique); the count of
- * unique values m is read back (one synchronisation: the outputs' shapes depend on it);
- * the scatter step writes each run's first element, its first position
- * in x (the sort is stable, so the smallest), its run length and every
- * element's run number.  Equality is the standard's: NaNs are all
- * distinct (each a run of its own, counted once), -0.0 and +0.0 one value,
- * represented by whichever comes first in x.  Values come out sorted, as
- * NumPy's; complex input is sorted lexicographically for this, as NumPy.
- * inverse_indices has x's shape.
+ * unique values m is read back (one synchronisation: the outputs' shapes
+ * depend on it); the scatter step writes each run's first element, its
+ * first position in x (the sort is stable, so the smallest), its run
+ * length and every element's run number.  Equality is the standard's: NaNs
+ * are all distinct (each a run of its own, counted once), -0.0 and +0.0
+ * one value, represented by whichever comes first in x.  Values come out
+ * sorted, as NumPy's; complex input is sorted lexicographically for this,
+ * as NumPy.  inverse_indices has x's shape.
  *
  * The results are namedtuples (UniqueAllResult, UniqueCountsResult,
  * UniqueInverseResult, made once by collections.namedtuple, module
