@@ -32,25 +32,49 @@ namespace da {
 
 constexpr int kTileRows = 8; /* threads along y; each does DA_TILE / 8 rows */
 constexpr unsigned int kMaxGridYZ = 65535;
+/* Each thread's share of a tile: kPer rows (or columns) kTileRows apart,
+   loaded all before any is stored so that kPer loads are in flight. */
+constexpr int kPer = DA_TILE / kTileRows;
 
-/* The geometry of a transposing problem: batch x rows x columns. */
+/* An operand's strides in bytes per batch entry, row and column. */
+struct tile_strides {
+    int64_t batch, row, col;
+};
+
+/* The geometry of a transposing problem: batch x rows x columns, and the
+   strides of the output and the inputs along them, taken out of e on the
+   host: indexed by dimension in the kernel, each is a parameter load at a
+   computed address, and the registers that held them kept fewer blocks
+   resident. */
 struct tile_shape {
     int64_t batch, rows, cols;
     int64_t row_tiles;
-    int bd, rd, cd; /* dimension of the batch (-1: none), rows, columns */
+    tile_strides out, in[2];
 };
+
+static inline tile_strides
+tile_strides_of(const da_operand *op, int ndim)
+{
+    tile_strides s;
+    s.batch = ndim == 3 ? op->strides[0] : 0;
+    s.row = op->strides[ndim - 2];
+    s.col = op->strides[ndim - 1];
+    return s;
+}
 
 static inline tile_shape
 tile_shape_of(const da_elementwise *e)
 {
     tile_shape t;
-    t.bd = e->ndim == 3 ? 0 : -1;
-    t.rd = e->ndim - 2;
-    t.cd = e->ndim - 1;
-    t.batch = t.bd >= 0 ? e->shape[0] : 1;
-    t.rows = e->shape[t.rd];
-    t.cols = e->shape[t.cd];
+    int k;
+    t.batch = e->ndim == 3 ? e->shape[0] : 1;
+    t.rows = e->shape[e->ndim - 2];
+    t.cols = e->shape[e->ndim - 1];
     t.row_tiles = (t.rows + DA_TILE - 1) / DA_TILE;
+    t.out = tile_strides_of(&e->out, e->ndim);
+    for (k = 0; k < 2; k++) {
+        t.in[k] = tile_strides_of(&e->in[k], e->ndim);
+    }
     return t;
 }
 
@@ -71,11 +95,34 @@ tile_grid_fits(const tile_shape &t)
     return (t.cols + DA_TILE - 1) / DA_TILE <= kMaxBlocks;
 }
 
-/* Byte offset of element (b, r, c) of an operand. */
-static __device__ __forceinline__ int64_t
-tile_offset(const int64_t *strides, const tile_shape &t, int64_t b, int64_t r, int64_t c)
+/* A thread's first element of tile (b, r0, c0) in an operand at `data`
+   (char or const char) with byte strides s, for a thread that walks
+   across the tile's rows (across: thread x at row r0 + x, its elements
+   kTileRows columns apart) or along them (thread x at column c0 + x, its
+   elements kTileRows rows apart). */
+template <typename P>
+static __device__ __forceinline__ P *
+tile_first(P *data, const tile_strides &s, int64_t b, int64_t r0, int64_t c0, bool across)
 {
-    return (t.bd >= 0 ? b * strides[t.bd] : 0) + r * strides[t.rd] + c * strides[t.cd];
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    return data + b * s.batch + (r0 + (across ? tx : ty)) * s.row +
+           (c0 + (across ? ty : tx)) * s.col;
+}
+
+/* Bytes between a thread's elements of a tile (see tile_first). */
+static __device__ __forceinline__ int64_t
+tile_step(const tile_strides &s, bool across)
+{
+    return kTileRows * (across ? s.col : s.row);
+}
+
+/* Whether a thread's element i of a tile at (r0, c0) is inside the
+   problem, for a walk across the rows (across) or along them. */
+static __device__ __forceinline__ bool
+tile_inside(const tile_shape &t, int64_t r0, int64_t c0, int i, bool across)
+{
+    const int tx = (int)threadIdx.x, j = (int)threadIdx.y + i * kTileRows;
+    return across ? r0 + tx < t.rows && c0 + j < t.cols : r0 + j < t.rows && c0 + tx < t.cols;
 }
 
 /* The dtype of a class whose loads need no conversion. */
@@ -110,12 +157,32 @@ struct class_native<DA_CLASS_C128> {
     static constexpr int typenum = DA_COMPLEX128;
 };
 
+/* v[i] = a thread's element i of a tile, for the elements inside the
+   problem: at p, step bytes apart, of dtype typenum, or of the class's own
+   dtype when native.  Native loads outside the problem read `safe` (an
+   element that exists) instead of branching around the load, so that all
+   kPer are issued together; the test of native is outside the loop for
+   the same reason (an out-of-line load_element in the other branch). */
 template <int Cls>
-static __device__ __forceinline__ typename class_traits<Cls>::type
-tile_load(const char *p, int typenum, bool native)
+static __device__ __forceinline__ void
+tile_loads(typename class_traits<Cls>::type (&v)[kPer], const char *p, int64_t step,
+           int typenum, bool native, const bool (&inside)[kPer], const char *safe)
 {
-    return native ? class_traits<Cls>::load(p, class_native<Cls>::typenum)
-                  : load_element<Cls>(p, typenum);
+    if (native) {
+#pragma unroll
+        for (int i = 0; i < kPer; i++) {
+            v[i] = class_traits<Cls>::load(inside[i] ? p + i * step : safe,
+                                           class_native<Cls>::typenum);
+        }
+    }
+    else {
+#pragma unroll
+        for (int i = 0; i < kPer; i++) {
+            if (inside[i]) {
+                v[i] = load_element<Cls>(p + i * step, typenum);
+            }
+        }
+    }
 }
 
 struct tile_args {
@@ -124,11 +191,8 @@ struct tile_args {
     bool native;        /* every array of the class's own dtype */
 };
 
-/* Each thread's share of a tile: kPer rows (or columns) kTileRows apart,
-   loaded all before any is stored so that kPer loads are in flight. */
-constexpr int kPer = DA_TILE / kTileRows;
 /* Blocks of tiled_kernel resident per multiprocessor for class values of
-   `size` bytes: 6 (1536 threads, 42 registers) for 4-byte classes, to keep
+   `size` bytes: 6 (1536 threads, 40 registers) for 4-byte classes, to keep
    enough loads in flight (left to itself the compiler took 52-56
    registers, 4 blocks; at 8 blocks, 32 registers, the float32 binary ops
    spilled); 4 for wider ones, which would spill.  Turing holds 1024
@@ -163,65 +227,65 @@ tiled_kernel(const __grid_constant__ da_elementwise e, const tile_args a)
     for (b = blockIdx.z; b < t.batch; b += gridDim.z) {
         for (rt = blockIdx.y; rt < t.row_tiles; rt += gridDim.y) {
             const int64_t r0 = rt * DA_TILE;
-            CT v[kPer][kNin];
-            /* the operands read in place first, so that their loads are in
-               flight with the tile's */
+            /* a whole tile needs no bounds (the same answer in every thread) */
+            const bool whole = r0 + DA_TILE <= t.rows && c0 + DA_TILE <= t.cols;
+            CT v[kNin][kPer];
+            bool inside[kPer];
+            /* every load in flight before the first store into the tile: a
+               global load after a shared store waits for it (the load's
+               generic address might be the tile's), which left one load in
+               flight per thread */
 #pragma unroll
-            for (int i = 0; i < kPer; i++) {
-                const int64_t r = r0 + ty + i * kTileRows, c = c0 + tx;
+            for (int k = 0; k < kNin; k++) {
+                if (e.in[k].data == nullptr) {
 #pragma unroll
-                for (int k = 0; k < kNin; k++) {
-                    if (a.transposed[k]) {
-                        continue;
+                    for (int i = 0; i < kPer; i++) {
+                        v[k][i] = C::scalar(e.in[k].scalar);
                     }
-                    if (e.in[k].data == nullptr) {
-                        v[i][k] = C::scalar(e.in[k].scalar);
-                    }
-                    else if (r < t.rows && c < t.cols) {
-                        v[i][k] = tile_load<Cls>(
-                            e.in[k].data + tile_offset(e.in[k].strides, t, b, r, c),
-                            e.in[k].typenum, a.native);
-                    }
+                    continue;
                 }
+                /* a transposed operand is read across the rows (thread tx
+                   reads row r0 + tx), the others along them */
+                const bool across = a.transposed[k];
+#pragma unroll
+                for (int i = 0; i < kPer; i++) {
+                    inside[i] = whole || tile_inside(t, r0, c0, i, across);
+                }
+                tile_loads<Cls>(v[k], tile_first(e.in[k].data, t.in[k], b, r0, c0, across),
+                                tile_step(t.in[k], across), e.in[k].typenum, a.native, inside,
+                                e.in[k].data);
             }
 #pragma unroll
             for (int k = 0; k < kNin; k++) {
-                if (!a.transposed[k]) {
-                    continue;
-                }
-                /* along the rows: thread tx reads row r0 + tx */
+                if (a.transposed[k]) {
 #pragma unroll
-                for (int i = 0; i < kPer; i++) {
-                    const int j = ty + i * kTileRows;
-                    const int64_t r = r0 + tx, c = c0 + j;
-                    if (r < t.rows && c < t.cols) {
-                        tile[k][j][tx] = tile_load<Cls>(
-                            e.in[k].data + tile_offset(e.in[k].strides, t, b, r, c),
-                            e.in[k].typenum, a.native);
+                    for (int i = 0; i < kPer; i++) {
+                        tile[k][ty + i * kTileRows][tx] = v[k][i];
                     }
                 }
             }
             __syncthreads();
-            /* along the columns: thread tx writes column c0 + tx */
+            /* along the rows: thread tx writes column c0 + tx */
 #pragma unroll
-            for (int i = 0; i < kPer; i++) {
+            for (int k = 0; k < kNin; k++) {
+                if (a.transposed[k]) {
 #pragma unroll
-                for (int k = 0; k < kNin; k++) {
-                    if (a.transposed[k]) {
-                        v[i][k] = tile[k][tx][ty + i * kTileRows];
+                    for (int i = 0; i < kPer; i++) {
+                        v[k][i] = tile[k][tx][ty + i * kTileRows];
                     }
                 }
             }
+            char *out = tile_first(e.out.data, t.out, b, r0, c0, false);
 #pragma unroll
             for (int i = 0; i < kPer; i++) {
-                const int64_t r = r0 + ty + i * kTileRows, c = c0 + tx;
-                if (r < t.rows && c < t.cols) {
-                    char *out = e.out.data + tile_offset(e.out.strides, t, b, r, c);
+                if (whole || tile_inside(t, r0, c0, i, false)) {
                     if (a.native) {
-                        store_value(out, kOutNative, F::apply(v[i][0], v[i][kNin - 1]));
+                        store_value(out + i * tile_step(t.out, false), kOutNative,
+                                    F::apply(v[0][i], v[kNin - 1][i]));
                     }
                     else {
-                        store_element(out, e.out.typenum, F::apply(v[i][0], v[i][kNin - 1]));
+                        store_element(out + i * tile_step(t.out, false), e.out.typenum,
+                                      F::apply(v[0][i], v[kNin - 1][i]));
                     }
                 }
             }
@@ -281,9 +345,20 @@ launch_tiled(const da_elementwise *e, cudaStream_t stream, bool *taken)
     }
 }
 
+/* Blocks of tiled_move_kernel<S> resident per multiprocessor: 8, every
+   thread a multiprocessor holds (32 registers each), for elements of up
+   to 4 bytes, so that enough loads are in flight; left to the compiler
+   (56-64 registers) the copies of a 1 GiB a.T took 1.2-1.4x as long on an
+   H200.  8- and 16-byte elements are left to it: they spilled at 8. */
+static __host__ __device__ constexpr int
+move_blocks_per_sm(size_t size)
+{
+    return size <= 4 ? 8 : 1;
+}
+
 /* COPY within one dtype: the bits of S through the tile. */
 template <typename S>
-static __global__ void __launch_bounds__(DA_TILE *kTileRows)
+static __global__ void __launch_bounds__(DA_TILE *kTileRows, move_blocks_per_sm(sizeof(S)))
 tiled_move_kernel(const __grid_constant__ da_elementwise e, const tile_shape t)
 {
     __shared__ S tile[DA_TILE][DA_TILE + 1];
@@ -294,23 +369,27 @@ tiled_move_kernel(const __grid_constant__ da_elementwise e, const tile_shape t)
     for (b = blockIdx.z; b < t.batch; b += gridDim.z) {
         for (rt = blockIdx.y; rt < t.row_tiles; rt += gridDim.y) {
             const int64_t r0 = rt * DA_TILE;
+            const bool whole = r0 + DA_TILE <= t.rows && c0 + DA_TILE <= t.cols;
+            const char *in = tile_first(e.in[0].data, t.in[0], b, r0, c0, true);
+            char *out = tile_first(e.out.data, t.out, b, r0, c0, false);
+            S v[kPer];
 #pragma unroll
             for (int i = 0; i < kPer; i++) {
-                const int j = ty + i * kTileRows;
-                const int64_t r = r0 + tx, c = c0 + j;
-                if (r < t.rows && c < t.cols) {
-                    tile[j][tx] = *reinterpret_cast<const S *>(
-                        e.in[0].data + tile_offset(e.in[0].strides, t, b, r, c));
+                if (whole || tile_inside(t, r0, c0, i, true)) {
+                    v[i] = *reinterpret_cast<const S *>(in + i * tile_step(t.in[0], true));
                 }
+            }
+            /* into the tile after every load (see tiled_kernel) */
+#pragma unroll
+            for (int i = 0; i < kPer; i++) {
+                tile[ty + i * kTileRows][tx] = v[i];
             }
             __syncthreads();
 #pragma unroll
             for (int i = 0; i < kPer; i++) {
-                const int j = ty + i * kTileRows;
-                const int64_t r = r0 + j, c = c0 + tx;
-                if (r < t.rows && c < t.cols) {
-                    *reinterpret_cast<S *>(e.out.data + tile_offset(e.out.strides, t, b, r, c)) =
-                        tile[tx][j];
+                if (whole || tile_inside(t, r0, c0, i, false)) {
+                    *reinterpret_cast<S *>(out + i * tile_step(t.out, false)) =
+                        tile[tx][ty + i * kTileRows];
                 }
             }
             __syncthreads();

@@ -3,7 +3,8 @@ elementwise.cuh), each against NumPy on random data at sizes around its
 blocking: casts between contiguous arrays (staged through shared memory in
 16 KiB tiles), integer floor_divide and remainder by a scalar around the
 extremes, strided copies of every itemsize (four elements
-per thread, offsets stepped along the last axis), binary ops over 2-D rows
+per thread, offsets stepped along the last axis; rows contiguous in both
+moved in wider elements), binary ops over 2-D rows
 with broadcast operands (the contiguous kernel a row at a time),
 x ** 2 as a multiply, bool operands a word at a time (any nonzero byte
 true) and the vector widths of the contiguous kernels (float16's short
@@ -105,6 +106,29 @@ def test_strided_copy(backend, rng, itemsize_dtype, shape):
     assert_values(devarray.asarray(devarray.flip(d), copy=True), np.flip(a))
     step = (slice(None, None, 2),) * a.ndim
     assert_values(devarray.asarray(d[step], copy=True), a[step])
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int16", "float32", "float64"])
+@pytest.mark.parametrize("cols", [1, 3, 4, 8, 16, 40, 1000])
+def test_copied_rows(backend, rng, dt, cols):
+    """Copies whose rows are contiguous in the input and the output, which
+    the GPU moves in elements of up to 16 bytes when the rows' bytes
+    divide and every row starts aligned: a broadcast row, slices starting
+    0 to 3 elements in (aligned or not), reversed rows and a batch of
+    them."""
+    a = random_array(rng, (37, cols + 3), dt)
+    d = devarray.to_device(a)
+    v, dv = a[5, :cols], d[5, :cols]
+    assert_values(devarray.asarray(devarray.broadcast_to(dv, (29, cols)), copy=True),
+                  np.broadcast_to(v, (29, cols)))
+    for first in range(4):
+        part = (slice(None), slice(first, first + cols))
+        assert_values(devarray.asarray(d[part], copy=True), a[part])
+        assert_values(devarray.asarray(d[::-3, first:first + cols], copy=True),
+                      a[::-3, first:first + cols])
+    t = random_array(rng, (3, 11, cols + 2), dt)
+    assert_values(devarray.asarray(devarray.to_device(t)[:, ::2, 2:], copy=True),
+                  t[:, ::2, 2:])
 
 
 def test_strided_copy_beyond_32_bit_indices(gpu, rng):
