@@ -56,7 +56,7 @@ CAUSES = [
      "access pattern (PyTorch's leading-axis reduction reads 1-2% closer to "
      "the copy rate; its 1-byte kernels store 4 bytes a thread where ours "
      "store 16), not profiled row by row.  int8 `abs` leads both peers "
-     "(0.86x) at 89.9% of the copy rate, 90.0% in the run before."),
+     "(0.86x) at 89.9-90.0% of the copy rate from run to run."),
     ("float16 math functions: float math per element",
      all_of(dtype("float16"), any_of(op("negative", "abs", "sqrt", "exp", "log", "sin",
                                       "floor", "isnan", "a + b", "a * b", "a / b",
@@ -101,13 +101,25 @@ CAUSES = [
                              "m[:, ::-1]", "m[1:-1", "roll", "meshgrid", "arange",
                              "linspace", "stack([e, f], axis=1)", "u[:, None]",
                              "a + a.T")),
-     "These rows lead both peers (0.2-0.8x) or tie them, and miss only the "
-     ">= 90% of copy bandwidth clause: a cast from 1 byte to 4 reads a "
-     "quarter of what it writes, and the strided and transposing copies "
-     "(kernels/elementwise.cu's strided move, transpose.cuh's tiles) run at "
-     "68-89% of the copy rate (ncu of `concat(axis=1)`: each strided move at "
-     "70% DRAM).  What bounds them is the write path of the strided kernel "
-     "(4-byte stores, div/mod per element); `a + a.T` is at 50%."),
+     "These rows lead both peers (0.1-0.8x) or tie them, and miss only the "
+     ">= 90% of copy bandwidth clause.  A cast from 1 byte to 4 reads a "
+     "quarter of what it writes (64% of the copy rate; not profiled).  New "
+     "in this change: copies whose rows are contiguous in both arrays move "
+     "them in elements of up to 16 bytes (kernels/elementwise.cu, "
+     "move_width: `broadcast_to` copied 376 -> 258 us, 98%; `tile` and "
+     "`repeat` along axis 0 566 -> 425 us, 89%; `meshgrid` 1,008 -> 621 us), "
+     "and the transposing tiles take their strides from the host and issue "
+     "every load before the first store into the tile "
+     "(kernels/transpose.cuh: a.T copied 754 -> 587 us, 86%; `a + a.T` "
+     "1,540 -> 934 us, 81% of the copy rate, its target 80%).  What is "
+     "left: the tiled copy's grid-stride loops and edge tests (a scratch "
+     "kernel of one whole tile per block, neither of them, copied a.T in "
+     "561 us, 91%); rows not aligned for wide elements (`m[1:-1, 1:-1]`, "
+     "`roll`, `m[:, ::-1]`: 4-byte elements at 86-89%); "
+     "`permute_dims(t, (2, 1, 0))` is dense along axis 0, which the tile "
+     "route (the last two axes) does not take: strided at 12%, as both "
+     "peers; `arange`, `linspace` and `u[:, None] + v[None, :]` compute each "
+     "element and are not profiled."),
     ("Reductions that are two passes, and moments below the copy rate",
      op("count_nonzero", "any(", "all(", "std(", "var(", "host overhead: std"),
      "ncu of `count_nonzero(m, axis=1)`: `x != 0` into a bool array (373 us, "
@@ -176,11 +188,13 @@ CAUSES = [
      "eight digit passes), where PyTorch's randperm sorts smaller keys."),
     ("Manipulation copies of two inputs",
      op("concat([h, h], axis=1)", "repeat(e, 2)"),
-     "ncu of `concat(axis=1)`: one strided move per input (311 us each, 70% "
-     "DRAM) where PyTorch copies both in one batched vectorised kernel "
-     "(541 us, 82% DRAM); `repeat(e, 2)` is one strided move with a "
-     "broadcast input at 28% DRAM and 81% SM (a division per element).  A "
-     "row-copy kernel for these layouts would take them to the copy rate."),
+     "`concat(axis=1)` copies each input's rows in 16-byte elements now "
+     "(595 -> 545 us, 93% of the copy rate; PyTorch's one batched kernel "
+     "544 us, so 1.00x at the timer's noise).  `repeat(e, 2)` is one "
+     "strided move with a broadcast input along its last axis, at 28% DRAM "
+     "and 81% SM under ncu (a division per element); a kernel that writes "
+     "each input element's copies together would take it to the copy "
+     "rate."),
     ("Small batched linear algebra and fused elementwise chains",
      op("linalg.cholesky, batched", "fuse:", "host overhead: a @ b"),
      "Batched Cholesky of 3x3 and 8x8 runs devarray's small-matrix kernel "
@@ -199,8 +213,8 @@ CAUSES = [
      "the element count alone, reading one 4-byte element a lane, "
      "coalesced; CuPy's CUB reduction (and devarray's before this change) "
      "reads 16-byte vectors in an order of its own, which depends on the "
-     "GPU's SM count and the pointer's alignment.  254.3 us against 237.4 us "
-     "(100% of the copy rate; 261.8 against 242.2 in the run before).  The same route reads float64 8 bytes a lane "
+     "GPU's SM count and the pointer's alignment.  261.7 us against 241.9 us "
+     "(97% of the copy rate; 254.3 against 237.4 in the run before).  The same route reads float64 8 bytes a lane "
      "and leads CuPy (248.7 us against 262.0 us, a scratch timing in the same "
      "process), and for float32, 16-byte loads passed to their lanes through "
      "a warp's shared memory measured no faster (261.5 us; float16 takes "
@@ -218,9 +232,10 @@ CAUSES = [
      "0.75-0.9x PyTorch).  (A float sum of up to 4,096 elements is one "
      "block again, which stores the answer itself: float(a.sum()) of 1,024 "
      "21.8 -> 16.9 us, 0.73x PyTorch.)  Fusing their launches is the fix.  "
-     "Host times of this run are 10-20% slower than the run before across "
-     "all three libraries (devarray's `a + a` 5.4 -> 6.5 us, PyTorch's "
-     "9.7 -> 10.6 us), so rows near their target move with the machine."),
+     "Host times move by 10-20% from run to run across all three "
+     "libraries (devarray's `a + a` 5.4, 6.5 and 6.1 us in the last three "
+     "runs, PyTorch's 9.7, 10.6 and 10.7 us), so rows near their target "
+     "move with the machine."),
     ("Short vendor calls and replayed graphs: launch latency",
      op("fft.rfft of each row", "the same 20 ops replayed"),
      "Calls of about 16 us (a batched cuFFT of 4 MiB) are within a "
