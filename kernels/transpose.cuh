@@ -345,15 +345,23 @@ launch_tiled(const da_elementwise *e, cudaStream_t stream, bool *taken)
     }
 }
 
-/* Blocks of tiled_move_kernel<S> resident per multiprocessor: 8, every
-   thread a multiprocessor holds (32 registers each), for elements of up
-   to 4 bytes, so that enough loads are in flight; left to the compiler
-   (56-64 registers) the copies of a 1 GiB a.T took 1.2-1.4x as long on an
-   H200.  8- and 16-byte elements are left to it: they spilled at 8. */
+/* Blocks of tiled_move_kernel<S> resident per multiprocessor for
+   elements of up to 4 bytes: every thread a multiprocessor holds, at 32
+   registers each, so that enough loads are in flight (left to the
+   compiler, 56-64 registers, the copies of a 1 GiB a.T took 1.2-1.4x as
+   long on an H200): 8 blocks where it holds 2048 threads, 6 on sm_120
+   (1536) and 4 on Turing (1024).  8- and 16-byte elements are left to the
+   compiler: they spilled at 8. */
 static __host__ __device__ constexpr int
 move_blocks_per_sm(size_t size)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    return size <= 4 ? 4 : 1;
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
+    return size <= 4 ? 6 : 1;
+#else
     return size <= 4 ? 8 : 1;
+#endif
 }
 
 /* COPY within one dtype: the bits of S through the tile. */
