@@ -1,7 +1,8 @@
 /*
  * Internal to kernels/: the transposing route of the elementwise kernels
- * (which problems take it: transpose.h).  A block of 32 x 8 threads owns a
- * DA_TILE x DA_TILE tile of one 2-D problem of the batch; the inputs dense
+ * (which problems take it, and which axes are the batch, the rows and the
+ * columns: transpose.h).  A block of 32 x 8 threads owns a DA_TILE x
+ * DA_TILE tile of one 2-D problem of the batch; the inputs dense
  * along the rows are read along the rows (consecutive threads, consecutive
  * addresses) into shared memory, padded by one column so that reading it
  * back across is free of bank conflicts, and the output is written along
@@ -52,28 +53,33 @@ struct tile_shape {
     tile_strides out, in[2];
 };
 
+/* The strides of an operand along the batch (axis bd, -1: none), the
+   rows (rd) and the columns (the last axis). */
 static inline tile_strides
-tile_strides_of(const da_operand *op, int ndim)
+tile_strides_of(const da_operand *op, int ndim, int bd, int rd)
 {
     tile_strides s;
-    s.batch = ndim == 3 ? op->strides[0] : 0;
-    s.row = op->strides[ndim - 2];
+    s.batch = bd >= 0 ? op->strides[bd] : 0;
+    s.row = op->strides[rd];
     s.col = op->strides[ndim - 1];
     return s;
 }
 
+/* The geometry of e with its rows along axis rd (da_tile_rows_axis); in a
+   3-D problem the other axis is the batch. */
 static inline tile_shape
-tile_shape_of(const da_elementwise *e)
+tile_shape_of(const da_elementwise *e, int rd)
 {
+    const int bd = e->ndim == 3 ? (rd == 0 ? 1 : 0) : -1;
     tile_shape t;
     int k;
-    t.batch = e->ndim == 3 ? e->shape[0] : 1;
-    t.rows = e->shape[e->ndim - 2];
+    t.batch = bd >= 0 ? e->shape[bd] : 1;
+    t.rows = e->shape[rd];
     t.cols = e->shape[e->ndim - 1];
     t.row_tiles = (t.rows + DA_TILE - 1) / DA_TILE;
-    t.out = tile_strides_of(&e->out, e->ndim);
+    t.out = tile_strides_of(&e->out, e->ndim, bd, rd);
     for (k = 0; k < 2; k++) {
-        t.in[k] = tile_strides_of(&e->in[k], e->ndim);
+        t.in[k] = tile_strides_of(&e->in[k], e->ndim, bd, rd);
     }
     return t;
 }
@@ -316,19 +322,20 @@ launch_tiled(const da_elementwise *e, cudaStream_t stream, bool *taken)
     *taken = false;
     if constexpr (has_tiled_kernel(Op)) {
         constexpr int kNative = class_native<Cls>::typenum;
+        const int rd = da_tile_rows_axis(e);
         tile_args a;
         int k;
 
-        if (!da_tile_route(e)) {
+        if (rd < 0) {
             return cudaSuccess;
         }
-        a.t = tile_shape_of(e);
+        a.t = tile_shape_of(e, rd);
         if (!tile_grid_fits(a.t)) {
             return cudaSuccess;
         }
         a.native = e->out.typenum == result_typenum(op_fn<Op, Cls>::result, kNative);
         for (k = 0; k < 2; k++) {
-            a.transposed[k] = k < e->nin && da_tile_transposed_input(e, k);
+            a.transposed[k] = k < e->nin && da_tile_transposed_input(e, k, rd);
             if (k < e->nin && e->in[k].data != nullptr && e->in[k].typenum != kNative) {
                 a.native = false;
             }
@@ -411,13 +418,14 @@ template <typename S>
 static cudaError_t
 launch_tiled_move(const da_elementwise *e, cudaStream_t stream, bool *taken)
 {
+    const int rd = da_tile_rows_axis(e);
     tile_shape t;
 
     *taken = false;
-    if (!da_tile_route(e)) {
+    if (rd < 0) {
         return cudaSuccess;
     }
-    t = tile_shape_of(e);
+    t = tile_shape_of(e, rd);
     if (!tile_grid_fits(t)) {
         return cudaSuccess;
     }

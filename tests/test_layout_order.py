@@ -191,6 +191,27 @@ def test_transposing_routes(backend, rng, shape, dtype):
             assert_like(d < dt, a < at)
 
 
+@pytest.mark.parametrize("shape", [(33, 5, 65), (64, 1, 40), (40, 70, 33)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "complex64"])
+def test_transposing_leading_axis(backend, rng, shape, dtype):
+    """permute_dims(t, (2, 1, 0)) and its kin: 3-D problems whose input is
+    dense along axis 0 and the output along axis 2, the middle axis a
+    batch, which take the tiled route with its rows along axis 0 (sizes
+    around the 32x32 tile, a batch of one among them)."""
+    base = random_array(rng, shape[::-1], dtype)
+    a = base.transpose(2, 1, 0)
+    d = devarray.permute_dims(devarray.to_device(base), (2, 1, 0))
+    assert_like(d.copy(), a.copy())
+    with np.errstate(all="ignore"):
+        assert_like(d.astype("float64").copy(), a.astype("float64").copy())
+    c = random_array(rng, shape, dtype)
+    dc = devarray.to_device(c)
+    with np.errstate(all="ignore"):
+        assert_like(dc + d, c + a)
+        assert_like(d - dc, a - c)
+        assert_like(devarray.maximum(d, dc), np.maximum(a, c))
+
+
 @pytest.mark.parametrize("shape", [(33, 33), (3, 40, 40)])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
 def test_transposing_rarer_binary_ops(backend, rng, shape, dtype):

@@ -257,14 +257,15 @@ move(const da_elementwise *e)
 
 /* ---- the transposing route ------------------------------------------------ */
 
-/* e (da_tile_route) as DA_TILE x DA_TILE blocks of its rows and columns,
-   each run by `loop` (batch dimension whole): the blocked loops keep both
-   the transposed inputs' rows and the output's columns in cache, as the
-   CUDA tiles keep them coalesced.  Element for element the same work. */
+/* e as DA_TILE x DA_TILE blocks of its rows (axis rd, da_tile_rows_axis)
+   and columns, each run by `loop` (batch dimension whole): the blocked
+   loops keep both the transposed inputs' rows and the output's columns in
+   cache, as the CUDA tiles keep them coalesced.  Element for element the
+   same work. */
 static void
-host_tiled(const da_elementwise *e, void (*loop)(const da_elementwise *))
+host_tiled(const da_elementwise *e, int rd, void (*loop)(const da_elementwise *))
 {
-    const int rd = e->ndim - 2, cd = e->ndim - 1;
+    const int cd = e->ndim - 1;
     const int64_t rows = e->shape[rd], cols = e->shape[cd];
     da_elementwise block = *e;
     da_operand *ops[3] = {&block.out, &block.in[0], &block.in[1]};
@@ -292,8 +293,10 @@ host_tiled(const da_elementwise *e, void (*loop)(const da_elementwise *))
 static void
 host_run(const da_elementwise *e, void (*loop)(const da_elementwise *))
 {
-    if (da_tile_route(e)) {
-        host_tiled(e, loop);
+    const int rd = da_tile_rows_axis(e);
+
+    if (rd >= 0) {
+        host_tiled(e, rd, loop);
     }
     else {
         loop(e);
