@@ -103,8 +103,8 @@ CAUSES = [
                              "a + a.T")),
      "These rows lead both peers (0.1-0.8x) or tie them, and miss only the "
      ">= 90% of copy bandwidth clause.  A cast from 1 byte to 4 reads a "
-     "quarter of what it writes (64% of the copy rate; not profiled).  New "
-     "in this change: copies whose rows are contiguous in both arrays move "
+     "quarter of what it writes (64% of the copy rate; not profiled).  "
+     "Copies whose rows are contiguous in both arrays move "
      "them in elements of up to 16 bytes (kernels/elementwise.cu, "
      "move_width: `broadcast_to` copied 376 -> 258 us, 98%; `tile` and "
      "`repeat` along axis 0 566 -> 425 us, 89%; `meshgrid` 1,008 -> 621 us), "
@@ -123,16 +123,16 @@ CAUSES = [
     ("Reductions that are two passes, and moments below the copy rate",
      op("count_nonzero", "any(", "all(", "std(", "var(", "host overhead: std"),
      "ncu of `count_nonzero(m, axis=1)`: `x != 0` into a bool array (373 us, "
-     "74% DRAM, before this change's 32-byte loads for bool results of wider "
-     "operands took the rows from 451 to 416 us) and then a segmented sum of "
+     "74% DRAM, since 32-byte loads for bool results of wider operands took "
+     "the rows from 451 to 416 us) and then a segmented sum of "
      "it (126 us); CuPy does one 420 us pass.  any/all of bool arrays read at 40-66% of the copy rate "
      "but lead or tie both peers.  A transform feeding the one reduction "
      "(as `sum` does) is the fix.  var and std lead both peers (0.7-0.9x) at "
      "85-90% of the copy rate; not profiled."),
     ("Arg-reductions over a leading axis below 90% of the copy rate",
      op("argmax(m, axis=0)", "argmin(m, axis=0)"),
-     "New in this change: read in place by columns instead of copied with the "
-     "axis moved last (1.01 ms -> 314 us, 0.93x PyTorch).  ncu: 322 us at "
+     "Read in place by columns rather than copied with the axis moved "
+     "last (1.01 ms -> 314 us, 0.93x PyTorch).  ncu: 322 us at "
      "70% DRAM, 48% SM: each thread loads one float at a time; the float4 "
      "loads that `sum(axis=0)` uses would take it to the copy rate."),
     ("Scans: CUB's decoupled look-back at 52% of DRAM peak",
@@ -173,7 +173,7 @@ CAUSES = [
         "host overhead: w[idx]", "host overhead: take", "host overhead: nonzero"),
      "Random single-element gathers and scatters read one 32-byte sector per "
      "4-byte element; all three libraries are within 10% of each other there.  "
-     "`m[ri]` (whole rows) is new in this change: a warp per row in 16-byte "
+     "`m[ri]` (whole rows) runs a warp per row in 16-byte "
      "units (1.76 ms -> 573 us; ncu 542 us at 82% DRAM, PyTorch's "
      "vectorised gather 584 us under ncu).  The host-overhead rows are the "
      "index checks and result allocation in C, a few microseconds over "
@@ -211,7 +211,7 @@ CAUSES = [
      "A float sum of one contiguous array combines in the fixed order that "
      "fused reductions share (kernels/reduce_ordered.cuh), which depends on "
      "the element count alone, reading one 4-byte element a lane, "
-     "coalesced; CuPy's CUB reduction (and devarray's before this change) "
+     "coalesced; CuPy's CUB reduction (and devarray's earlier one) "
      "reads 16-byte vectors in an order of its own, which depends on the "
      "GPU's SM count and the pointer's alignment.  261.7 us against 241.9 us "
      "(97% of the copy rate; 254.3 against 237.4 in the run before).  The same route reads float64 8 bytes a lane "
