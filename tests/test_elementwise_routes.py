@@ -1,7 +1,7 @@
 """The elementwise routes chosen by shape and operand (kernels/elementwise.cu,
 elementwise.cuh), each against NumPy on random data at sizes around its
 blocking: casts between contiguous arrays (staged through shared memory in
-16 KiB tiles), integer floor_divide and remainder by a scalar around the
+16 KiB tiles, stored 16 bytes a thread where the output is aligned), integer floor_divide and remainder by a scalar around the
 extremes, strided copies of every itemsize (four elements
 per thread, offsets stepped along the last axis; rows contiguous in both
 moved in wider elements), binary ops over 2-D rows
@@ -48,6 +48,10 @@ def test_cast_every_pair(backend, rng, src):
             assert_values(devarray.astype(d, dst), a.astype(dst))
             # one element in: the input no longer 16-byte aligned
             assert_values(devarray.astype(d[1:], dst), a[1:].astype(dst))
+            # into an element past an aligned start: the output not aligned
+            w = devarray.zeros(n + 1, dtype=dst)
+            w[1:] = d[:-1]
+            assert_values(w[1:], a[:-1].astype(dst))
 
 
 @pytest.mark.parametrize("src,dst", [("float16", "float32"), ("float32", "float16"),
