@@ -3,11 +3,14 @@
  * creation kernels behind arange, linspace, tril and triu.
  *
  * Each element is computed by the functions of creation.h, which the host
- * backend (src/host/host_creation.c) runs too.  The kernels are grid-stride loops
- * with one instantiation per compute class (arange: the class's arithmetic,
- * any dtype of it stored through da_store_<class>), per real/complex
- * (linspace) or per itemsize (tril/triu moves bits), which keeps this file
- * to 14 kernels for every architecture.  tril/triu's grid has a row per
+ * backend (src/host/host_creation.c) runs too.  The kernels are
+ * grid-stride loops with one instantiation per compute class (arange: the
+ * class's arithmetic, any dtype of it stored through da_store_<class>),
+ * per real/complex (linspace) or per itemsize (tril/triu moves bits),
+ * which keeps this file to 16 kernels for every architecture.  arange's
+ * int32, int64, float32 and float64 results and linspace's float32 and
+ * float64 ones are stored a 16-byte vector per thread (vector_elements;
+ * linspace's by kernels of their own).  tril/triu's grid has a row per
  * matrix row, so no element divides its index.  Element counts are
  * 64-bit.
  */
@@ -30,24 +33,156 @@ blocks_for(int64_t n)
     return (unsigned int)(want < 1 ? 1 : (want < kMaxBlocks ? want : kMaxBlocks));
 }
 
-#define CREATION_RANGE_KERNEL(cls)                                           \
+/* Whether the kernels store dtype typenum at out a 16-byte vector per
+   thread (vector_elements of it each): the dtypes arange and linspace make
+   by default or are mostly asked for, when out is 16-byte aligned.  A
+   4-byte store per thread and the per-element dtype switch left
+   linspace(0, 1, 2^28) float32 at 29% of the write rate on an H200 (816 us;
+   252 us with float4 stores), arange(2^28) int64 at 65% (727 -> 461 us). */
+__host__ __device__ int64_t
+vector_elements(int typenum, const void *out)
+{
+    if ((uintptr_t)out % 16 != 0) {
+        return 1;
+    }
+    switch (typenum) {
+        case DA_INT32:
+        case DA_FLOAT32:
+            return 4;
+        case DA_INT64:
+        case DA_FLOAT64:
+            return 2;
+        default:
+            return 1;
+    }
+}
+
+/* Elements 0 .. n-1 of dtype S at out, element i written by store(i, p):
+   16 / sizeof(S) consecutive elements a thread as one 16-byte store (out
+   is 16-byte aligned), the tail one a thread. */
+template <typename S, typename Store>
+__device__ __forceinline__ void
+store_vectors(void *out, int64_t n, Store store)
+{
+    constexpr int kPer = 16 / sizeof(S);
+    const int64_t vectors = n / kPer, step = (int64_t)gridDim.x * blockDim.x;
+    const int64_t first = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    int64_t v, i;
+#pragma unroll 1
+    for (v = first; v < vectors; v += step) {
+        union {
+            S e[kPer];
+            uint4 bits;
+        } r;
+#pragma unroll
+        for (int k = 0; k < kPer; k++) {
+            store(v * kPer + k, &r.e[k]);
+        }
+        static_cast<uint4 *>(out)[v] = r.bits;
+    }
+#pragma unroll 1
+    for (i = vectors * kPer + first; i < n; i += step) {
+        store(i, static_cast<S *>(out) + i);
+    }
+}
+
+/* Whether da_cuda_linspace stores l a vector a thread. */
+bool
+linspace_vectorised(const da_linspace *l)
+{
+    return !l->cplx && l->mode == DA_LINSPACE_STEP && !l->floor_it &&
+           (l->typenum == DA_FLOAT32 || l->typenum == DA_FLOAT64) &&
+           vector_elements(l->typenum, l->out) > 1;
+}
+
+/* The vector routes of the range kernels (false: typenum has none).  Each
+   stores through its class's da_store with the dtype a constant, so the
+   bits are those of the element loop. */
+__device__ bool
+range_vectors_sint(const da_range &r)
+{
+    if (vector_elements(r.typenum, r.out) == 1) {
+        return false;
+    }
+    if (r.typenum == DA_INT64) {
+        store_vectors<int64_t>(r.out, r.n, [&](int64_t i, int64_t *p) {
+            da_store_sint(p, DA_INT64, da_range_sint(&r, i));
+        });
+    }
+    else {
+        store_vectors<int32_t>(r.out, r.n, [&](int64_t i, int32_t *p) {
+            da_store_sint(p, DA_INT32, da_range_sint(&r, i));
+        });
+    }
+    return true;
+}
+
+__device__ bool
+range_vectors_f32(const da_range &r)
+{
+    if (vector_elements(r.typenum, r.out) == 1) {
+        return false;
+    }
+    store_vectors<float>(r.out, r.n, [&](int64_t i, float *p) {
+        da_store_f32(p, DA_FLOAT32, da_range_f32(r.first.f32, r.second.f32, r.delta.f32, i));
+    });
+    return true;
+}
+
+__device__ bool
+range_vectors_f64(const da_range &r)
+{
+    if (vector_elements(r.typenum, r.out) == 1) {
+        return false;
+    }
+    store_vectors<double>(r.out, r.n, [&](int64_t i, double *p) {
+        da_store_f64(p, DA_FLOAT64, da_range_f64(r.first.f64, r.second.f64, r.delta.f64, i));
+    });
+    return true;
+}
+
+__device__ bool
+range_vectors_none(const da_range &)
+{
+    return false;
+}
+
+#define CREATION_RANGE_KERNEL(cls, vectors)                                  \
     __global__ void range_kernel_##cls(da_range r)                           \
     {                                                                        \
         int64_t itemsize = da_itemsize(r.typenum);                           \
+        if (range_vectors_##vectors(r)) {                                    \
+            return;                                                          \
+        }                                                                    \
         for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;     \
              i < r.n; i += (int64_t)gridDim.x * blockDim.x) {                \
             da_range_store_##cls(&r, i, (char *)r.out + i * itemsize);       \
         }                                                                    \
     }
 
-CREATION_RANGE_KERNEL(bool)
-CREATION_RANGE_KERNEL(sint)
-CREATION_RANGE_KERNEL(uint)
-CREATION_RANGE_KERNEL(f32)
-CREATION_RANGE_KERNEL(f64)
-CREATION_RANGE_KERNEL(c64)
-CREATION_RANGE_KERNEL(c128)
+CREATION_RANGE_KERNEL(bool, none)
+CREATION_RANGE_KERNEL(sint, sint)
+CREATION_RANGE_KERNEL(uint, none)
+CREATION_RANGE_KERNEL(f32, f32)
+CREATION_RANGE_KERNEL(f64, f64)
+CREATION_RANGE_KERNEL(c64, none)
+CREATION_RANGE_KERNEL(c128, none)
 #undef CREATION_RANGE_KERNEL
+
+/* Real linspace of a float dtype (S, Typenum) by its step (the common
+   case) a vector a thread; the other modes and integer dtypes take
+   linspace_kernel (each inlined copy of the float64 division of the
+   underflow mode is about 1 KB of machine code).  A kernel of its own: the
+   same loop inside linspace_kernel ran at 79% of the copy rate (320 us
+   for 2^28 float32 on an H200, 252 us alone). */
+template <typename S, int Typenum>
+__global__ void
+linspace_vector_kernel(da_linspace l)
+{
+    store_vectors<S>(l.out, l.n, [&](int64_t i, S *p) {
+        da_store_f64(p, Typenum, da_linspace_value(&l, i, DA_LINSPACE_STEP, 0));
+    });
+}
 
 template <int Cplx>
 __global__ void
@@ -103,7 +238,8 @@ tri_kernel(da_tri t)
 extern "C" cudaError_t
 da_cuda_range(const da_range *r, cudaStream_t stream)
 {
-    unsigned int blocks = blocks_for(r->n);
+    const int64_t per = vector_elements(r->typenum, r->out);
+    unsigned int blocks = blocks_for((r->n + per - 1) / per);
     if (r->n <= 0) {
         return cudaSuccess;
     }
@@ -139,15 +275,24 @@ da_cuda_range(const da_range *r, cudaStream_t stream)
 extern "C" cudaError_t
 da_cuda_linspace(const da_linspace *l, cudaStream_t stream)
 {
-    unsigned int blocks = blocks_for(l->n);
     if (l->n <= 0) {
         return cudaSuccess;
     }
-    if (l->cplx) {
-        linspace_kernel<1><<<blocks, kThreads, 0, stream>>>(*l);
+    if (linspace_vectorised(l)) {
+        const unsigned int blocks = blocks_for(
+            (l->n + vector_elements(l->typenum, l->out) - 1) / vector_elements(l->typenum, l->out));
+        if (l->typenum == DA_FLOAT32) {
+            linspace_vector_kernel<float, DA_FLOAT32><<<blocks, kThreads, 0, stream>>>(*l);
+        }
+        else {
+            linspace_vector_kernel<double, DA_FLOAT64><<<blocks, kThreads, 0, stream>>>(*l);
+        }
+    }
+    else if (l->cplx) {
+        linspace_kernel<1><<<blocks_for(l->n), kThreads, 0, stream>>>(*l);
     }
     else {
-        linspace_kernel<0><<<blocks, kThreads, 0, stream>>>(*l);
+        linspace_kernel<0><<<blocks_for(l->n), kThreads, 0, stream>>>(*l);
     }
     return cudaGetLastError();
 }

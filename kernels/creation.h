@@ -31,13 +31,19 @@
 /* ---- arange: element i of a da_range, stored at p ----------------------- */
 
 /* Integers wrap like NumPy's fill: unsigned arithmetic, truncated on store. */
-DA_HD void
-da_range_store_sint(const da_range *r, int64_t i, void *p)
+DA_HD int64_t
+da_range_sint(const da_range *r, int64_t i)
 {
     uint64_t v = i == 0 ? (uint64_t)r->first.s
                  : i == 1 ? (uint64_t)r->second.s
                           : (uint64_t)r->first.s + (uint64_t)i * (uint64_t)r->delta.s;
-    da_store_sint(p, r->typenum, (int64_t)v);
+    return (int64_t)v;
+}
+
+DA_HD void
+da_range_store_sint(const da_range *r, int64_t i, void *p)
+{
+    da_store_sint(p, r->typenum, da_range_sint(r, i));
 }
 
 DA_HD void
@@ -119,19 +125,21 @@ da_linspace_floor(double v, int floor_it)
 
 /* NumPy: y = arange(num) (float64), then y * step, or y / div * delta when
    the step underflows to zero, or y * delta when there is no step (num 1
-   with endpoint); then + start; the last element is stop. */
-DA_HD void
-da_linspace_store_real(const da_linspace *l, int64_t i, void *p)
+   with endpoint); then + start; the last element is stop; floored for
+   integer dtypes.  mode and floor_it are l's, passed as constants by a
+   kernel that knows them. */
+DA_HD double
+da_linspace_value(const da_linspace *l, int64_t i, int mode, int floor_it)
 {
     double y = (double)i, v;
     if (l->endpoint_last && i == l->n - 1) {
         v = l->stop.re;
     }
     else {
-        if (l->mode == DA_LINSPACE_STEP) {
+        if (mode == DA_LINSPACE_STEP) {
             y = DA_CR_MUL_F64(y, l->step.re);
         }
-        else if (l->mode == DA_LINSPACE_DIV) {
+        else if (mode == DA_LINSPACE_DIV) {
             y = DA_CR_MUL_F64(y / (double)l->div, l->delta.re);
         }
         else {
@@ -139,7 +147,13 @@ da_linspace_store_real(const da_linspace *l, int64_t i, void *p)
         }
         v = DA_CR_ADD_F64(y, l->start.re);
     }
-    da_store_f64(p, l->typenum, da_linspace_floor(v, l->floor_it));
+    return da_linspace_floor(v, floor_it);
+}
+
+DA_HD void
+da_linspace_store_real(const da_linspace *l, int64_t i, void *p)
+{
+    da_store_f64(p, l->typenum, da_linspace_value(l, i, l->mode, l->floor_it));
 }
 
 /* (y + 0j) * c with NumPy's complex product, whose zero imaginary part

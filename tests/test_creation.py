@@ -81,7 +81,8 @@ def test_arange_wraps_like_numpy(backend):
 
 def test_arange_long(backend):
     # every element computed on the device, beyond one block of threads
-    for dt in ("float32", "float64", "int32", "float16", "complex64"):
+    # (int32, int64, float32 and float64 a 16-byte vector a thread, with a tail)
+    for dt in ("float32", "float64", "int32", "int64", "float16", "complex64"):
         assert_values(devarray.arange(-3, 5000.5, 0.75, dtype=dt),
                       np.arange(-3, 5000.5, 0.75, dtype=dt))
 
@@ -115,6 +116,18 @@ def test_linspace_dtypes(backend, rng, dt):
             lambda: np.linspace(start, stop, num, dtype=dt))
         assert exc is None
         assert_values(devarray.linspace(start, stop, num, dtype=dt), expected)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int32", "int64", "float16",
+                                "complex64"])
+def test_linspace_long(backend, rng, dt):
+    # beyond one block of threads, with a tail past the 16-byte vectors
+    for num, endpoint in ((70001, True), (70003, False)):
+        start, stop = (float(v) for v in rng.normal(size=2) * 1000)
+        assert_values(devarray.linspace(start, stop, num, endpoint=endpoint, dtype=dt),
+                      np.linspace(start, stop, num, endpoint=endpoint, dtype=dt))
+    # a step that underflows to zero: (i / div) * delta
+    assert_values(devarray.linspace(0, 1e-320, 70001), np.linspace(0, 1e-320, 70001))
 
 
 @pytest.mark.parametrize("args", [
