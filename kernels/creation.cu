@@ -117,28 +117,29 @@ range_vectors_sint(const da_range &r)
     return true;
 }
 
+/* float32 or float64 (S): element i is Value(first, second, delta, i), the
+   bits da_range_store_f32/f64 store. */
+template <typename S, S (*Value)(S, S, S, int64_t)>
 __device__ bool
-range_vectors_f32(const da_range &r)
+range_vectors_real(const da_range &r, S first, S second, S delta)
 {
     if (vector_elements(r.typenum, r.out) == 1) {
         return false;
     }
-    store_vectors<float>(r.out, r.n, [&](int64_t i, float *p) {
-        da_store_f32(p, DA_FLOAT32, da_range_f32(r.first.f32, r.second.f32, r.delta.f32, i));
-    });
+    store_vectors<S>(r.out, r.n, [&](int64_t i, S *p) { *p = Value(first, second, delta, i); });
     return true;
+}
+
+__device__ bool
+range_vectors_f32(const da_range &r)
+{
+    return range_vectors_real<float, da_range_f32>(r, r.first.f32, r.second.f32, r.delta.f32);
 }
 
 __device__ bool
 range_vectors_f64(const da_range &r)
 {
-    if (vector_elements(r.typenum, r.out) == 1) {
-        return false;
-    }
-    store_vectors<double>(r.out, r.n, [&](int64_t i, double *p) {
-        da_store_f64(p, DA_FLOAT64, da_range_f64(r.first.f64, r.second.f64, r.delta.f64, i));
-    });
-    return true;
+    return range_vectors_real<double, da_range_f64>(r, r.first.f64, r.second.f64, r.delta.f64);
 }
 
 __device__ bool
