@@ -127,6 +127,8 @@ convert_staged(const char *staged, uint32_t in_size, int in_typenum, char *out,
                 uint4 bits;
             } r;
             if constexpr (In == kAnyInput) {
+                /* load_element's call takes the element's address in the
+                   tile (one in registers would be local memory) */
 #pragma unroll
                 for (uint32_t k = 0; k < kPer; k++) {
                     store_value(&r.e[k], Out,

@@ -26,10 +26,11 @@ constexpr int kThreads = 256;
 /* CUDA's limit on gridDim.x; the loops are grid-stride either way */
 constexpr int64_t kMaxBlocks = 2147483647;
 
+/* Blocks for n elements, `per` of them a thread. */
 unsigned int
-blocks_for(int64_t n)
+blocks_for(int64_t n, int64_t per)
 {
-    int64_t want = (n + kThreads - 1) / kThreads;
+    int64_t want = ((n + per - 1) / per + kThreads - 1) / kThreads;
     return (unsigned int)(want < 1 ? 1 : (want < kMaxBlocks ? want : kMaxBlocks));
 }
 
@@ -239,8 +240,7 @@ tri_kernel(da_tri t)
 extern "C" cudaError_t
 da_cuda_range(const da_range *r, cudaStream_t stream)
 {
-    const int64_t per = vector_elements(r->typenum, r->out);
-    unsigned int blocks = blocks_for((r->n + per - 1) / per);
+    unsigned int blocks = blocks_for(r->n, vector_elements(r->typenum, r->out));
     if (r->n <= 0) {
         return cudaSuccess;
     }
@@ -280,8 +280,7 @@ da_cuda_linspace(const da_linspace *l, cudaStream_t stream)
         return cudaSuccess;
     }
     if (linspace_vectorised(l)) {
-        const unsigned int blocks = blocks_for(
-            (l->n + vector_elements(l->typenum, l->out) - 1) / vector_elements(l->typenum, l->out));
+        const unsigned int blocks = blocks_for(l->n, vector_elements(l->typenum, l->out));
         if (l->typenum == DA_FLOAT32) {
             linspace_vector_kernel<float, DA_FLOAT32><<<blocks, kThreads, 0, stream>>>(*l);
         }
@@ -290,10 +289,10 @@ da_cuda_linspace(const da_linspace *l, cudaStream_t stream)
         }
     }
     else if (l->cplx) {
-        linspace_kernel<1><<<blocks_for(l->n), kThreads, 0, stream>>>(*l);
+        linspace_kernel<1><<<blocks_for(l->n, 1), kThreads, 0, stream>>>(*l);
     }
     else {
-        linspace_kernel<0><<<blocks_for(l->n), kThreads, 0, stream>>>(*l);
+        linspace_kernel<0><<<blocks_for(l->n, 1), kThreads, 0, stream>>>(*l);
     }
     return cudaGetLastError();
 }
@@ -305,7 +304,7 @@ da_cuda_tri(const da_tri *t, cudaStream_t stream)
         return cudaSuccess;
     }
     const int64_t all_rows = t->n / t->cols;
-    const dim3 blocks(blocks_for((t->cols + kTriColumns - 1) / kTriColumns),
+    const dim3 blocks(blocks_for(t->cols, kTriColumns),
                       (unsigned int)(all_rows < kMaxRowBlocks ? all_rows : kMaxRowBlocks));
     switch (t->itemsize) {
         case 1:
