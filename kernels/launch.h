@@ -243,6 +243,27 @@ da_moments_accumulator(int in_typenum)
     return in_typenum == DA_FLOAT16 || in_typenum == DA_FLOAT32 ? DA_FLOAT32 : DA_FLOAT64;
 }
 
+/*
+ * Nonzero reductions (area: reduce; kernels/nonzero_reduce.cu):
+ * count_nonzero, any() and all() by the elements' bits.  The input is laid
+ * out as da_reduce's, `width` bytes an element (1, 2, 4 or 8, aligned to
+ * it).  An element is nonzero when its bits and `mask` are not all zero
+ * (the caller's mask leaves out the sign bits of floats and of complex64's
+ * parts).  out[o * inner + i] is the int64 count of nonzero elements
+ * (DA_NONZERO_COUNT), or the bool "any is" (_ANY) or "all are" (_ALL).
+ * outer, len, inner >= 1.
+ */
+enum { DA_NONZERO_COUNT = 0, DA_NONZERO_ANY, DA_NONZERO_ALL };
+
+typedef struct {
+    const void *in;
+    void *out;
+    int width;
+    int op;             /* DA_NONZERO_* */
+    uint64_t mask;
+    int64_t outer, len, inner;
+} da_nonzero_reduce;
+
 /* The sums of the issue-9 contract: da_reduce with op SUM. */
 static inline int
 da_sum_supported(int in_typenum, int acc_typenum)
@@ -620,6 +641,8 @@ int da_host_unique_scatter(const da_unique *u);
 
 /* reduce: src/host/host_reduce.c */
 int da_host_reduce(const da_reduce *r);
+/* nonzero reductions: src/host/host_reduce.c */
+int da_host_nonzero_reduce(const da_nonzero_reduce *r);
 
 #ifdef DEVARRAY_HAVE_CUDA
 cudaError_t da_cuda_elementwise(int op, int cls, const da_elementwise *e,
@@ -677,6 +700,8 @@ cudaError_t da_cuda_reduce(void *temp, size_t *temp_bytes, const da_reduce *r,
 /* moments: kernels/moments.cu, two-phase like da_cuda_reduce. */
 cudaError_t da_cuda_moments(void *temp, size_t *temp_bytes, const da_moments *m,
                             cudaStream_t stream);
+/* nonzero reductions: kernels/nonzero_reduce.cu (no temporary storage) */
+cudaError_t da_cuda_nonzero_reduce(const da_nonzero_reduce *r, cudaStream_t stream);
 #endif
 
 /* ---- fusion (fuse): kernels/fuse.cu, src/host/host_fuse.c -------------------- */

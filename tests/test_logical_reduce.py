@@ -176,11 +176,11 @@ def test_one_element_decides(backend, rng, dt):
 @pytest.mark.parametrize("dt", ["int8", "uint8", "int16", "uint16", "int32",
                                 "uint32", "int64", "uint64"])
 def test_any_integers_by_byte(backend, rng, dt):
-    """any() of contiguous integers reads their bytes as bools when the
-    reduced elements are adjacent (src/core/reduce.c): a value whose only nonzero
-    byte is any one of its bytes (the sign byte included) counts, as does
-    every byte value; the other layouts (axis 0, a strided view) cast
-    first and must agree."""
+    """any() tests integers by all their bits (src/core/reduce.c,
+    reduce_nonzero): a value whose only nonzero byte is any one of its bytes
+    (the sign byte included) counts, as does every byte value, in place
+    (the last axes) and after the cast to bool that other layouts (a
+    strided view) take."""
     size = np.dtype(dt).itemsize
     for _ in range(4):
         rows, cols = int(rng.integers(1, 6)), int(rng.integers(1, 40))

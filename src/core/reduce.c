@@ -89,7 +89,7 @@ reduce_in_place_layout(int ndim, const int64_t *shape, const int *reduced,
     return 1;
 }
 
-/* Fill `a` (of class dtype) with 1: a product over nothing. */
+/* Fill `a` (of class dtype) with 1: a product, or all(), over nothing. */
 static int
 reduce_fill_one(DeviceArrayObject *a)
 {
@@ -120,25 +120,6 @@ reduce_fill_one(DeviceArrayObject *a)
             break;
     }
     return elementwise_run(DA_OP_COPY, cls, a, 1, (DeviceArrayObject *[]){NULL}, &one);
-}
-
-/* Whether any() of integer array `a` over the `reduced` axes can read a's
-   bytes in place as bools: a is C-contiguous and the reduced elements of
-   each result are adjacent (inner == 1); then r holds that layout, in
-   bytes.  Otherwise 0 (r is left for reduce_source). */
-static int
-reduce_any_as_bytes(DeviceArrayObject *a, const int *reduced, da_reduce *r)
-{
-    int cls = da_class_of(a->typenum);
-
-    if ((cls != DA_CLASS_SINT && cls != DA_CLASS_UINT) || !array_is_c_contiguous(a) ||
-        !reduce_in_place_layout(a->ndim, DA_SHAPE(a), reduced, &r->outer, &r->len,
-                                &r->inner) ||
-        r->inner != 1) {
-        return 0;
-    }
-    r->len *= DA_ITEMSIZE(a);
-    return 1;
 }
 
 int64_t
@@ -208,10 +189,8 @@ reduce_source(DeviceArrayObject *a, const int *reduced, int source_type, int64_t
     return source;
 }
 
-/* reduce_apply; with `logical`, reduce_logical (typenum unused). */
-static PyObject *
-reduce_run(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keepdims,
-           int logical)
+PyObject *
+reduce_apply(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keepdims)
 {
     int reduced[DA_MAXDIMS];
     int64_t out_shape[DA_MAXDIMS], len;
@@ -223,10 +202,7 @@ reduce_run(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keepdi
     if (len < 0 || array_activate(a) < 0) {
         return NULL;
     }
-    if (logical) {
-        result_type = DA_BOOL;
-    }
-    else if (op == DA_REDUCE_MAX || op == DA_REDUCE_MIN) {
+    if (op == DA_REDUCE_MAX || op == DA_REDUCE_MIN) {
         result_type = a->typenum;
         if (len == 0) {
             PyErr_Format(PyExc_ValueError,
@@ -264,24 +240,17 @@ reduce_run(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keepdi
         goto error;
     }
     if (len == 0) {
-        /* a sum (or any()) over nothing is 0, a product (or all()) 1; max and
-           min of nothing raised above */
-        if (op == DA_REDUCE_SUM || op == DA_REDUCE_MAX ? transfer_memset_zero(a->backend, acc->data,
+        /* a sum over nothing is 0, a product 1; max and min of nothing
+           raised above */
+        if (op == DA_REDUCE_SUM ? transfer_memset_zero(a->backend, acc->data,
                                                        (size_t)DA_NBYTES(acc)) < 0
                                 : reduce_fill_one(acc) < 0) {
             goto error;
         }
     }
     else {
-        if (logical && op == DA_REDUCE_MAX && reduce_any_as_bytes(a, reduced, &r)) {
-            /* any() of integers: a value is nonzero when one of its bytes
-               is, so the bytes are read as bools, with no cast */
-            source_type = DA_BOOL;
-            source = a;
-            Py_INCREF(source);
-        }
-        else if ((source = reduce_source(a, reduced, source_type, &r.outer, &r.len,
-                                         &r.inner)) == NULL) {
+        if ((source = reduce_source(a, reduced, source_type, &r.outer, &r.len, &r.inner)) ==
+            NULL) {
             goto error;
         }
         r.in = source->data;
@@ -307,16 +276,80 @@ error:
     return NULL;
 }
 
-PyObject *
-reduce_apply(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keepdims)
+/* The bits that make an element of typenum (at most 8 bytes) nonzero, as
+   the cast to bool tests them: all, less the sign bits of floats (-0.0 is
+   zero, NaN is not) and of both parts of complex64. */
+static uint64_t
+reduce_nonzero_mask(int typenum)
 {
-    return reduce_run(a, op, axis, typenum, keepdims, 0);
+    switch (typenum) {
+        case DA_FLOAT16:
+            return 0x7fffu;
+        case DA_FLOAT32:
+            return 0x7fffffffu;
+        case DA_COMPLEX64:
+            return 0x7fffffff7fffffffu;
+        case DA_FLOAT64:
+            return 0x7fffffffffffffffu;
+        default:
+            return da_itemsize(typenum) == 8 ? ~(uint64_t)0
+                                             : ((uint64_t)1 << (8 * da_itemsize(typenum))) - 1;
+    }
 }
 
 PyObject *
-reduce_logical(DeviceArrayObject *a, int op, PyObject *axis, int keepdims)
+reduce_nonzero(DeviceArrayObject *a, int op, PyObject *axis, int keepdims)
 {
-    return reduce_run(a, op, axis, DA_BOOL, keepdims, 1);
+    int reduced[DA_MAXDIMS], out_ndim, in_place;
+    int64_t out_shape[DA_MAXDIMS], len, layout[3];
+    DeviceArrayObject *result = NULL, *source = NULL;
+    da_nonzero_reduce r;
+
+    len = reduce_result_shape(a, axis, keepdims, reduced, out_shape, &out_ndim);
+    if (len < 0 || array_activate(a) < 0) {
+        return NULL;
+    }
+    result = array_new(a->backend, op == DA_NONZERO_COUNT ? DA_INT64 : DA_BOOL, out_ndim,
+                       out_shape);
+    if (result == NULL || result->size == 0) {
+        return (PyObject *)result;
+    }
+    if (len == 0) {
+        /* over nothing: a count of 0, any() False, all() True */
+        if (op == DA_NONZERO_ALL ? reduce_fill_one(result) < 0
+                                 : transfer_memset_zero(a->backend, result->data,
+                                                        (size_t)DA_NBYTES(result)) < 0) {
+            goto error;
+        }
+        return (PyObject *)result;
+    }
+    /* read in place when the layout allows; any other layout is copied,
+       as bools (1 byte an element, whatever a's dtype), and so is
+       complex128, whose 16-byte elements have no kernels of their own (the
+       cast adds a sixteenth to the bytes read) */
+    in_place = DA_ITEMSIZE(a) <= 8 && array_is_c_contiguous(a) &&
+               reduce_in_place_layout(a->ndim, DA_SHAPE(a), reduced, &layout[0], &layout[1],
+                                      &layout[2]);
+    source = reduce_source(a, reduced, in_place ? a->typenum : DA_BOOL, &r.outer, &r.len,
+                           &r.inner);
+    if (source == NULL) {
+        goto error;
+    }
+    r.in = source->data;
+    r.out = result->data;
+    r.width = DA_ITEMSIZE(source);
+    r.op = op;
+    r.mask = reduce_nonzero_mask(source->typenum);
+    if (backend_nonzero_reduce(a->backend, &r) < 0) {
+        goto error;
+    }
+    Py_DECREF(source);
+    return (PyObject *)result;
+
+error:
+    Py_XDECREF(source);
+    Py_DECREF(result);
+    return NULL;
 }
 
 PyObject *

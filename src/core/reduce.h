@@ -1,8 +1,9 @@
 /*
  * Reductions: sum, prod, max and min over any set of axes, accumulated as
  * NumPy does, on the array's backend (CUB and in-place column kernels on
- * CUDA, NumPy's loops on the host).  The statistics built on them (mean,
- * var, std, count_nonzero) are in statistics.c.
+ * CUDA, NumPy's loops on the host), and count_nonzero, any() and all() by
+ * the elements' bits.  The statistics built on them (mean, var, std) are
+ * in statistics.c.
  */
 #ifndef DEVARRAY_SRC_REDUCE_H_
 #define DEVARRAY_SRC_REDUCE_H_
@@ -18,14 +19,13 @@
 PyObject *reduce_apply(DeviceArrayObject *a, int op, PyObject *axis, int typenum,
                        int keepdims);
 
-/* any() (op DA_REDUCE_MAX) or all() (DA_REDUCE_MIN) of `a` over `axis`: a
-   bool array, False (True) over no elements.  Elements are tested != 0 as
-   the cast to bool does (NaN true, -0.0 false, complex true when either
-   part is nonzero) and combined by one bool reduction: read in place for
-   bool input and for any() of C-contiguous integers whose reduced
-   elements are adjacent (their bytes), else after one cast to bool. */
-PyObject *reduce_logical(DeviceArrayObject *a, int op, PyObject *axis, int keepdims);
-
+/* count_nonzero (op DA_NONZERO_COUNT: int64), any() (_ANY: bool) or all()
+   (_ALL: bool) of `a` over `axis`, by kernels/launch.h's da_nonzero_reduce:
+   elements are tested != 0 as the cast to bool does (NaN true, -0.0
+   false, complex true when either part is nonzero) in one pass over a's
+   bits where a is C-contiguous and the reduced axes adjacent, else over a
+   copy cast to bool.  Over no elements: 0, False, True. */
+PyObject *reduce_nonzero(DeviceArrayObject *a, int op, PyObject *axis, int keepdims);
 /* reduce_apply with DA_REDUCE_SUM. */
 PyObject *reduce_sum(DeviceArrayObject *a, PyObject *axis, int typenum,
                      int keepdims);

@@ -1,6 +1,7 @@
 /*
  * The host backend's reductions: da_host_reduce (kernels/launch.h), the
- * reference for kernels/reduce*.cu.
+ * reference for kernels/reduce*.cu, and da_host_nonzero_reduce, for
+ * kernels/nonzero_reduce.cu.
  *
  * NumPy's order is reproduced so host results match NumPy bit for bit:
  *   - float and complex sums of contiguous segments (inner == 1) are zero
@@ -20,6 +21,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../../kernels/launch.h"
 
@@ -233,6 +235,129 @@ da_host_reduce(const da_reduce *r)
         HOST_REDUCE_CLASS_CASE(DA_CLASS_F64, f64, da_f64_max, da_f64_min)
         HOST_REDUCE_CLASS_CASE(DA_CLASS_C64, c64, da_c64_maximum, da_c64_minimum)
         HOST_REDUCE_CLASS_CASE(DA_CLASS_C128, c128, da_c128_maximum, da_c128_minimum)
+        default:
+            return -1;
+    }
+}
+
+/* ---- count_nonzero, any() and all() ------------------------------------- */
+
+/* For the element type T (an unsigned integer of the element's width; the
+   elements are read with memcpy, as host buffers may be unaligned), loops
+   the compiler vectorises (restrict: an output never overlaps the input,
+   and char pointers would otherwise stop that):
+     NAME_count: the nonzero elements under mask among the n at p;
+     NAME_add, NAME_or, NAME_and: fold the n elements at p into counts[i]
+       (+= nonzero), or into flags[i] (|= for any(), &= for all()). */
+#define HOST_NONZERO_LOOPS(T, NAME)                                           \
+    static int64_t                                                            \
+    NAME##_count(const unsigned char *restrict p, int64_t n, T mask)          \
+    {                                                                         \
+        int64_t k, count = 0;                                                 \
+        for (k = 0; k < n; k++) {                                             \
+            T v;                                                              \
+            memcpy(&v, p + k * (int64_t)sizeof(T), sizeof(T));                \
+            count += (v & mask) != 0;                                         \
+        }                                                                     \
+        return count;                                                         \
+    }                                                                         \
+    static void                                                               \
+    NAME##_add(int64_t *restrict counts, const unsigned char *restrict p,     \
+               int64_t n, T mask)                                             \
+    {                                                                         \
+        int64_t k;                                                            \
+        for (k = 0; k < n; k++) {                                             \
+            T v;                                                              \
+            memcpy(&v, p + k * (int64_t)sizeof(T), sizeof(T));                \
+            counts[k] += (v & mask) != 0;                                     \
+        }                                                                     \
+    }                                                                         \
+    static void                                                               \
+    NAME##_or(uint8_t *restrict flags, const unsigned char *restrict p,       \
+              int64_t n, T mask)                                              \
+    {                                                                         \
+        int64_t k;                                                            \
+        for (k = 0; k < n; k++) {                                             \
+            T v;                                                              \
+            memcpy(&v, p + k * (int64_t)sizeof(T), sizeof(T));                \
+            flags[k] |= (v & mask) != 0;                                      \
+        }                                                                     \
+    }                                                                         \
+    static void                                                               \
+    NAME##_and(uint8_t *restrict flags, const unsigned char *restrict p,      \
+               int64_t n, T mask)                                             \
+    {                                                                         \
+        int64_t k;                                                            \
+        for (k = 0; k < n; k++) {                                             \
+            T v;                                                              \
+            memcpy(&v, p + k * (int64_t)sizeof(T), sizeof(T));                \
+            flags[k] &= (v & mask) != 0;                                      \
+        }                                                                     \
+    }
+
+HOST_NONZERO_LOOPS(uint8_t, host_nonzero8)
+HOST_NONZERO_LOOPS(uint16_t, host_nonzero16)
+HOST_NONZERO_LOOPS(uint32_t, host_nonzero32)
+HOST_NONZERO_LOOPS(uint64_t, host_nonzero64)
+
+/* The reduction with NAME's loops: rows (inner == 1) count each row; for
+   columns a row's outputs are the inner loop and each output's elements
+   come in order along len, as NumPy's reduction iterator reads them. */
+#define HOST_NONZERO_REDUCE(T, NAME)                                          \
+    for (o = 0; o < r->outer; o++) {                                          \
+        const unsigned char *block = in + o * r->len * r->inner * (int64_t)sizeof(T); \
+        int64_t *counts = (int64_t *)r->out + o * r->inner;                   \
+        uint8_t *flags = (uint8_t *)r->out + o * r->inner;                    \
+        if (r->inner == 1) {                                                  \
+            const int64_t count = NAME##_count(block, r->len, (T)r->mask);    \
+            if (r->op == DA_NONZERO_COUNT) {                                  \
+                *counts = count;                                              \
+            }                                                                 \
+            else {                                                            \
+                *flags = r->op == DA_NONZERO_ANY ? count != 0 : count == r->len; \
+            }                                                                 \
+            continue;                                                         \
+        }                                                                     \
+        if (r->op == DA_NONZERO_COUNT) {                                      \
+            memset(counts, 0, (size_t)r->inner * sizeof(int64_t));            \
+        }                                                                     \
+        else {                                                                \
+            memset(flags, r->op == DA_NONZERO_ALL, (size_t)r->inner);         \
+        }                                                                     \
+        for (k = 0; k < r->len; k++) {                                        \
+            const unsigned char *line = block + k * r->inner * (int64_t)sizeof(T); \
+            if (r->op == DA_NONZERO_COUNT) {                                  \
+                NAME##_add(counts, line, r->inner, (T)r->mask);               \
+            }                                                                 \
+            else if (r->op == DA_NONZERO_ANY) {                               \
+                NAME##_or(flags, line, r->inner, (T)r->mask);                 \
+            }                                                                 \
+            else {                                                            \
+                NAME##_and(flags, line, r->inner, (T)r->mask);                \
+            }                                                                 \
+        }                                                                     \
+    }                                                                         \
+    return 0;
+
+int
+da_host_nonzero_reduce(const da_nonzero_reduce *r)
+{
+    const unsigned char *in = (const unsigned char *)r->in;
+    int64_t o, k;
+
+    if (r->op < DA_NONZERO_COUNT || r->op > DA_NONZERO_ALL || r->outer < 1 || r->len < 1 ||
+        r->inner < 1) {
+        return -1;
+    }
+    switch (r->width) {
+        case 1:
+            HOST_NONZERO_REDUCE(uint8_t, host_nonzero8)
+        case 2:
+            HOST_NONZERO_REDUCE(uint16_t, host_nonzero16)
+        case 4:
+            HOST_NONZERO_REDUCE(uint32_t, host_nonzero32)
+        case 8:
+            HOST_NONZERO_REDUCE(uint64_t, host_nonzero64)
         default:
             return -1;
     }

@@ -1,14 +1,12 @@
 /*
  * all() and any(): see logical_reduce.h.
  *
- * Each is one bool reduction (reduce_logical): any(x) is the MAX (or) and
- * all(x) the MIN (and) of x != 0, tested as the cast to bool does (NaN
- * counts as true, -0.0 as false, a complex value is true when either part
- * is nonzero).  Bool arrays are read in place, any() of contiguous integers
- * reads their bytes as bools, and everything else is cast to bool once
- * first (the engine instantiates bool accumulators for bool input only).
- * any() of nothing is False, all() of nothing True.  Axis checks
- * (AxisError, duplicate axes) are reduce_apply's, with NumPy's wording.
+ * Each is one nonzero reduction (reduce_nonzero, kernels/nonzero_reduce.cu):
+ * whether any (all) elements of x are != 0, tested as the cast to bool
+ * does (NaN counts as true, -0.0 as false, a complex value is true when
+ * either part is nonzero), by their bits, in one pass.  any() of nothing
+ * is False, all() of nothing True.  Axis checks (AxisError, duplicate
+ * axes) are reduce_result_shape's, with NumPy's wording.
  */
 #include "ops/logical_reduce.h"
 
@@ -19,14 +17,14 @@
 static PyObject *
 logical_reduce_any_of(DeviceArrayObject *x, PyObject *axis, int keepdims)
 {
-    return reduce_logical(x, DA_REDUCE_MAX, axis, keepdims);
+    return reduce_nonzero(x, DA_NONZERO_ANY, axis, keepdims);
 }
 
 /* x's all() over axis: a new bool array. */
 static PyObject *
 logical_reduce_all_of(DeviceArrayObject *x, PyObject *axis, int keepdims)
 {
-    return reduce_logical(x, DA_REDUCE_MIN, axis, keepdims);
+    return reduce_nonzero(x, DA_NONZERO_ALL, axis, keepdims);
 }
 
 /* Parse (x, /, *, axis=None, keepdims=False) with `format` (which ends in

@@ -1,7 +1,7 @@
 /*
  * devarray.all and devarray.any (the array API's utility functions): logical
- * reductions over any set of axes, each one bool max / min of the
- * reduction engine (reduce_logical), so they need no kernels of their own.
+ * reductions over any set of axes, each one nonzero reduction of the
+ * reduction engine (reduce_nonzero), so they need no kernels of their own.
  */
 #ifndef DEVARRAY_SRC_LOGICAL_REDUCE_H_
 #define DEVARRAY_SRC_LOGICAL_REDUCE_H_

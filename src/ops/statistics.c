@@ -2,7 +2,8 @@
  * The statistical functions of the standard as Python calls: see
  * statistics.h.
  *
- * max, min and prod are reduce_apply calls.  var and std of real x on
+ * max, min and prod are reduce_apply calls, count_nonzero one
+ * reduce_nonzero (one pass over x's bits).  var and std of real x on
  * CUDA read x once: the moments kernel (da_moments, kernels/moments.cu)
  * gives the variance, in float32 for float16 (rounded to float16 after)
  * and float32, else float64, over the layout reduce_source gives (x in
@@ -15,7 +16,6 @@
  *                    sum(d * d) / max(n - correction, 0)  (for complex d,
  *                    re(d)^2 + im(d)^2: real, as NumPy's |d|^2)
  *   std(x)           sqrt(var(x))
- *   count_nonzero(x) sum(x != 0 as bool, dtype=int64)
  * where n is the number of elements reduced per output, w the working
  * dtype of mean: float64 for bool and integers, float32 for float16 (the
  * result is cast back to float16, as NumPy does), else x's dtype; and v
@@ -343,23 +343,7 @@ statistics_std(DeviceArrayObject *x, PyObject *axis, double correction, int keep
 PyObject *
 statistics_count_nonzero(DeviceArrayObject *x, PyObject *axis, int keepdims)
 {
-    DeviceArrayObject *flags;
-    PyObject *result;
-
-    /* checked first, so a bad axis costs no pass over x */
-    if (statistics_count(x, axis) < 0) {
-        return NULL;
-    }
-    if (x->typenum == DA_BOOL) {
-        Py_INCREF(x);
-        flags = x;
-    }
-    else if ((flags = copy_cast(x, DA_BOOL)) == NULL) {
-        return NULL;
-    }
-    result = reduce_apply(flags, DA_REDUCE_SUM, axis, DA_INT64, keepdims);
-    Py_DECREF(flags);
-    return result;
+    return reduce_nonzero(x, DA_NONZERO_COUNT, axis, keepdims);
 }
 
 /* The methods' and functions' common parsers: reduce by `fn`. */

@@ -124,6 +124,20 @@ backend_reduce(int backend, const da_reduce *r)
 }
 
 int
+backend_nonzero_reduce(int backend, const da_nonzero_reduce *r)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = da_cuda_nonzero_reduce(r, stream_current());
+        return err == cudaSuccess ? 0 : cuda_error_raise(err, "count_nonzero/any/all kernel");
+    }
+#else
+    (void)backend;
+#endif
+    return da_host_nonzero_reduce(r) != 0 ? host_contract_error("count_nonzero/any/all") : 0;
+}
+
+int
 backend_range(int backend, const da_range *r)
 {
 #ifdef DEVARRAY_HAVE_CUDA

@@ -84,6 +84,10 @@ int backend_unique_scatter(int backend, const da_unique *u);
    from the pool. */
 int backend_reduce(int backend, const da_reduce *r);
 
+/* count_nonzero, any() or all() (kernels/launch.h, da_nonzero_reduce) on
+   `backend`. */
+int backend_nonzero_reduce(int backend, const da_nonzero_reduce *r);
+
 /* The variances of kernels/launch.h's da_moments on `backend` (CUDA only:
    the host composes var of reductions); temporary storage from the pool. */
 int backend_moments(int backend, const da_moments *m);
