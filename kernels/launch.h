@@ -142,8 +142,10 @@ da_clip_has_kernel(int typenum)
  * place.  Supported (op, in, acc) triples, da_reduce_supported():
  *   SUM, PROD: acc int64 for bool and signed ints, uint64 for unsigned
  *              ints, float32 for float16/float32, else acc == in;
- *   MAX, MIN:  acc bool for bool (or / and), int64, uint64, float32 for
- *              float16/float32, else acc == in; NaN propagates.
+ *   MAX, MIN:  int64, uint64, float32 for float16/float32, else acc ==
+ *              in; NaN propagates.  Not bool: its max and min are any()
+ *              and all(), da_nonzero_reduce (fused reductions keep
+ *              da_reduce_accumulator's bool or / and).
  * outer, len, inner >= 1.  A float sum or product of one segment
  * (outer == inner == 1, da_reduce_in_order) combines in an order fixed by
  * len alone (kernels/reduce_ordered.cuh: runs of at most ceil(len / 2^18)
@@ -193,7 +195,7 @@ static inline int
 da_reduce_supported(int op, int in_typenum, int acc_typenum)
 {
     return op >= 0 && op < DA_NREDUCE && in_typenum >= 0 && in_typenum < DA_NTYPES &&
-           da_reduce_accumulator(op, in_typenum) == acc_typenum;
+           da_reduce_accumulator(op, in_typenum) == acc_typenum && acc_typenum != DA_BOOL;
 }
 
 /* Whether da_cuda_reduce of one segment of in_typenum by op combines in

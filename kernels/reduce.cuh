@@ -688,7 +688,7 @@ reduce_typed(void *temp, size_t *temp_bytes, const da_reduce *r, cudaStream_t st
 
 /* run<typenum>() for the input dtype and op Op (or Op2 when r->op says
    so); the accumulator class follows from the input (da_reduce_supported
-   has checked the triple). */
+   has checked the triple, so a bool max or min never comes). */
 template <int Op, int Op2 = Op>
 struct reduce_launcher {
     void *temp;
@@ -701,14 +701,19 @@ struct reduce_launcher {
     run() const
     {
         constexpr int in_cls = dtype_traits<Typenum>::cls;
-        constexpr int acc_cls =
-            in_cls == DA_CLASS_BOOL && (Op == DA_REDUCE_SUM || Op == DA_REDUCE_PROD)
-                ? DA_CLASS_SINT
-                : in_cls;
-        if (Op2 != Op && r->op == Op2) {
-            return reduce_typed<Typenum, acc_cls, Op2>(temp, temp_bytes, r, stream);
+        constexpr bool sums = Op == DA_REDUCE_SUM || Op == DA_REDUCE_PROD;
+        constexpr int acc_cls = in_cls == DA_CLASS_BOOL && sums ? DA_CLASS_SINT : in_cls;
+        if constexpr (acc_cls == DA_CLASS_BOOL) {
+            /* da_reduce_supported refused it: bool max and min are any()
+               and all() (nonzero_reduce.cu) */
+            return cudaErrorInvalidValue;
         }
-        return reduce_typed<Typenum, acc_cls, Op>(temp, temp_bytes, r, stream);
+        else {
+            if (Op2 != Op && r->op == Op2) {
+                return reduce_typed<Typenum, acc_cls, Op2>(temp, temp_bytes, r, stream);
+            }
+            return reduce_typed<Typenum, acc_cls, Op>(temp, temp_bytes, r, stream);
+        }
     }
 };
 

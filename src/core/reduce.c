@@ -210,6 +210,11 @@ reduce_apply(DeviceArrayObject *a, int op, PyObject *axis, int typenum, int keep
                          "identity", reduce_ufunc_names[op]);
             return NULL;
         }
+        if (a->typenum == DA_BOOL) {
+            /* bool max and min are any() and all() */
+            return reduce_nonzero(a, op == DA_REDUCE_MAX ? DA_NONZERO_ANY : DA_NONZERO_ALL, axis,
+                                  keepdims);
+        }
     }
     else {
         result_type = typenum >= 0 ? typenum : dtype_sum_result(a->typenum);

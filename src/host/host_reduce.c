@@ -228,7 +228,6 @@ da_host_reduce(const da_reduce *r)
         return host_reduce_pairwise_sum(r);
     }
     switch (cls) {
-        HOST_REDUCE_CLASS_CASE(DA_CLASS_BOOL, bool, da_bool_or, da_bool_and)
         HOST_REDUCE_CLASS_CASE(DA_CLASS_SINT, sint, da_sint_max, da_sint_min)
         HOST_REDUCE_CLASS_CASE(DA_CLASS_UINT, uint, da_uint_max, da_uint_min)
         HOST_REDUCE_CLASS_CASE(DA_CLASS_F32, f32, da_f32_max, da_f32_min)
