@@ -2,6 +2,8 @@
  * Internal to kernels/: the compile-time side of ops.h for the CUDA files.
  *
  *   - dtype_traits<typenum>: the storage type of a dtype and its class;
+ *   - bits_of<itemsize>:     a type of an element's size, for moving and
+ *                            testing its bits;
  *   - class_traits<class>:   the C type of a class value, its load (any dtype
  *                            to the class), scalar member and addition;
  *   - store_value():         da_store_<class> chosen by the value's C type,
@@ -48,6 +50,30 @@ DA_DEFINE_DTYPE(DA_FLOAT64, double, DA_CLASS_F64)
 DA_DEFINE_DTYPE(DA_COMPLEX64, da_c64, DA_CLASS_C64)
 DA_DEFINE_DTYPE(DA_COMPLEX128, da_c128, DA_CLASS_C128)
 #undef DA_DEFINE_DTYPE
+
+/* Storage of one element by itemsize, for moving bits. */
+template <int Itemsize>
+struct bits_of;
+template <>
+struct bits_of<1> {
+    typedef uint8_t type;
+};
+template <>
+struct bits_of<2> {
+    typedef uint16_t type;
+};
+template <>
+struct bits_of<4> {
+    typedef uint32_t type;
+};
+template <>
+struct bits_of<8> {
+    typedef uint64_t type;
+};
+template <>
+struct bits_of<16> {
+    typedef da_c128 type; /* 8-byte aligned, like a complex128 array */
+};
 
 /* f.template run<typenum>() for a run-time typenum: the one type switch. */
 template <typename F>

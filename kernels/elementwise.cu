@@ -58,30 +58,6 @@ namespace da {
 
 /* ---- fill ------------------------------------------------------------ */
 
-/* Storage of one element by itemsize, for moving bits. */
-template <int Itemsize>
-struct bits_of;
-template <>
-struct bits_of<1> {
-    typedef uint8_t type;
-};
-template <>
-struct bits_of<2> {
-    typedef uint16_t type;
-};
-template <>
-struct bits_of<4> {
-    typedef uint32_t type;
-};
-template <>
-struct bits_of<8> {
-    typedef uint64_t type;
-};
-template <>
-struct bits_of<16> {
-    typedef da_c128 type; /* 8-byte aligned, like a complex128 array */
-};
-
 template <typename S>
 static __global__ void __launch_bounds__(kBlockThreads)
 fill_kernel(char *out_bytes, const S value, const contiguous_split split)

@@ -31,7 +31,7 @@
 
 #include <cuda_runtime.h>
 
-#include "launch.h"
+#include "dispatch.cuh"
 
 namespace da {
 namespace {
@@ -56,25 +56,6 @@ constexpr int64_t kMaxGridY = 65535;
 constexpr int64_t kMaxGridX = 2147483647;
 /* loads in flight per thread */
 constexpr int kUnroll = 4;
-
-template <int W>
-struct bits_of;
-template <>
-struct bits_of<1> {
-    typedef uint8_t type;
-};
-template <>
-struct bits_of<2> {
-    typedef uint16_t type;
-};
-template <>
-struct bits_of<4> {
-    typedef uint32_t type;
-};
-template <>
-struct bits_of<8> {
-    typedef uint64_t type;
-};
 
 /* Whether the element of W bytes at p (aligned to W, as device arrays
    are to their itemsize) is nonzero. */
