@@ -246,7 +246,7 @@ da_host_reduce(const da_reduce *r)
    the compiler vectorises (restrict: an output never overlaps the input,
    and char pointers would otherwise stop that):
      NAME_count: the nonzero elements under mask among the n at p;
-     NAME_add, NAME_or, NAME_and: fold the n elements at p into counts[i]
+     NAME_add, NAME_fold: fold the n elements at p into counts[i]
        (+= nonzero), or into flags[i] (|= for any(), &= for all()). */
 #define HOST_NONZERO_LOOPS(T, NAME)                                           \
     static int64_t                                                            \
@@ -272,25 +272,14 @@ da_host_reduce(const da_reduce *r)
         }                                                                     \
     }                                                                         \
     static void                                                               \
-    NAME##_or(uint8_t *restrict flags, const unsigned char *restrict p,       \
-              int64_t n, T mask)                                              \
+    NAME##_fold(uint8_t *restrict flags, const unsigned char *restrict p,     \
+                int64_t n, T mask, int all)                                   \
     {                                                                         \
         int64_t k;                                                            \
         for (k = 0; k < n; k++) {                                             \
             T v;                                                              \
             memcpy(&v, p + k * (int64_t)sizeof(T), sizeof(T));                \
-            flags[k] |= (v & mask) != 0;                                      \
-        }                                                                     \
-    }                                                                         \
-    static void                                                               \
-    NAME##_and(uint8_t *restrict flags, const unsigned char *restrict p,      \
-               int64_t n, T mask)                                             \
-    {                                                                         \
-        int64_t k;                                                            \
-        for (k = 0; k < n; k++) {                                             \
-            T v;                                                              \
-            memcpy(&v, p + k * (int64_t)sizeof(T), sizeof(T));                \
-            flags[k] &= (v & mask) != 0;                                      \
+            flags[k] = all ? flags[k] & ((v & mask) != 0) : flags[k] | ((v & mask) != 0); \
         }                                                                     \
     }
 
@@ -328,11 +317,9 @@ HOST_NONZERO_LOOPS(uint64_t, host_nonzero64)
             if (r->op == DA_NONZERO_COUNT) {                                  \
                 NAME##_add(counts, line, r->inner, (T)r->mask);               \
             }                                                                 \
-            else if (r->op == DA_NONZERO_ANY) {                               \
-                NAME##_or(flags, line, r->inner, (T)r->mask);                 \
-            }                                                                 \
             else {                                                            \
-                NAME##_and(flags, line, r->inner, (T)r->mask);                \
+                NAME##_fold(flags, line, r->inner, (T)r->mask,                \
+                            r->op == DA_NONZERO_ALL);                         \
             }                                                                 \
         }                                                                     \
     }                                                                         \
