@@ -67,6 +67,18 @@ nonzero_at(const unsigned char *p, uint64_t mask)
     return (*reinterpret_cast<const U *>(p) & (U)mask) != 0;
 }
 
+/* The top bit of each nonzero lane of W bytes (1 or 2) of word w under
+   mask, the other bits clear: a lane is nonzero when adding 0x7f (0x7fff)
+   to its low bits carries into its top bit, or that bit is set. */
+template <int W>
+__device__ __forceinline__ uint32_t
+nonzero_lane_tops(uint32_t w, uint64_t mask)
+{
+    constexpr uint32_t kTop = W == 1 ? 0x80808080u : 0x80008000u;
+    const uint32_t m = w & (W == 1 ? ~0u : (uint32_t)(mask | mask << 16));
+    return (((m & ~kTop) + ~kTop) | m) & kTop;
+}
+
 /* The nonzero elements of W bytes among the 16 bytes of v. */
 template <int W>
 __device__ __forceinline__ unsigned
@@ -91,9 +103,7 @@ nonzero_in_vector(uint4 v, uint64_t mask)
                 n += ((w & 0xffffu) != 0) + ((w >> 16) != 0);
             }
             else {
-                /* a byte is nonzero when adding 0x7f to its low seven bits
-                   carries into its top bit, or that bit is set */
-                n += __popc((((w & 0x7f7f7f7fu) + 0x7f7f7f7fu) | w) & 0x80808080u);
+                n += __popc(nonzero_lane_tops<1>(w, mask));
             }
         }
         return n;
@@ -131,12 +141,9 @@ struct column_counts {
     {
         if constexpr (W <= 2) {
             const uint32_t words[4] = {v.x, v.y, v.z, v.w};
-            /* the top bit of each lane, and the bits below it */
-            constexpr uint32_t kTop = W == 1 ? 0x80808080u : 0x80008000u;
 #pragma unroll
             for (int k = 0; k < 4; k++) {
-                const uint32_t w = words[k] & (W == 1 ? ~0u : (uint32_t)(mask | mask << 16));
-                packed[k] += ((((w & ~kTop) + ~kTop) | w) & kTop) >> (8 * W - 1);
+                packed[k] += nonzero_lane_tops<W>(words[k], mask) >> (8 * W - 1);
             }
             if (++rows == kPackedRows) {
                 settle();
