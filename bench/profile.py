@@ -69,8 +69,9 @@ def rows_of(x, m):
 
 
 def operations(log2n):
-    """name -> (input shape, dtype, call(x, library module)); the input is
-    uniform in [0, 1) (integers: in [0, 2^20), the unique rows' values)."""
+    """name -> (input shape, dtype, call(x, library module)[, host_input's
+    options]); the input is uniform in [0, 1) (integers: in [1, 2^20), the
+    unique rows' values)."""
     n = 1 << log2n
     side = 1 << (log2n // 2)
     return {
@@ -108,16 +109,112 @@ def operations(log2n):
         "concat_axis1": ((side, side >> 1), "float32",
                          lambda x, m: m.concatenate([x, x], axis=1)
                          if m is not devarray else m.concat([x, x], axis=1)),
+        # math compiled without FMA contraction
+        "exp_c64": ((n >> 1,), "complex64", lambda x, m: m.exp(x)),
+        "log_f64": ((n >> 1,), "float64", lambda x, m: m.log(x)),
+        "pow_f32": ((n,), "float32", lambda x, m: x ** x),
+        "pow_i32": ((n,), "int32", lambda x, m: x ** x, {"high": 1024}),
+        "floordiv_f32": ((n,), "float32", lambda x, m: x // x),
+        "floordiv7_i64": ((n >> 1,), "int64", lambda x, m: x // 7),
+        # copies that read less than they write, or not 16-byte aligned
+        "astype_c128": ((n >> 1,), "complex64",
+                        lambda x, m: x.to(m.complex128) if m.__name__ == "torch"
+                        else m.astype(x, m.complex128) if m is devarray
+                        else x.astype(m.complex128)),
+        "outer_add": ((side,), "float32", lambda x, m: x[:, None] + x[None, :]),
+        "slice_copy": ((side, side), "float32", lambda x, m: copied(m, x[1:-1, 1:-1])),
+        "roll_axis1": ((side, side), "float32",
+                       lambda x, m: m.roll(x, 123, 1) if m.__name__ == "torch"
+                       else m.roll(x, 123, axis=1)),
+        "reshape_T": ((side, side), "float32", lambda x, m: m.reshape(x.T, (-1,))),
+        "repeat_axis0": ((side >> 1, side), "float32",
+                         lambda x, m: m.repeat_interleave(x, 2, dim=0)
+                         if m.__name__ == "torch" else m.repeat(x, 2, axis=0)),
+        # moments, scans over a leading axis, gathers and scatters
+        "var": ((n,), "float32", lambda x, m: m.var(x)),
+        "var_axis0": ((side, side), "float32",
+                      lambda x, m: m.var(x, 0) if m.__name__ == "torch" else m.var(x, axis=0)),
+        "cumsum_axis0": ((side, side), "float32",
+                         lambda x, m: m.cumsum(x, 0) if m is not devarray
+                         else m.cumulative_sum(x, axis=0)),
+        "gather": ((n,), "float32", lambda x, m: x[random_index(m, n, n >> 2)]),
+        "scatter": ((n,), "float32", scatter_scalar),
+        "nonzero": ((n,), "bool", lambda x, m: m.nonzero(x)),
+        # random numbers (the input gives the size)
+        "random": ((n,), "float32", lambda x, m: draw(m, "random", x.shape[0])),
+        "integers": ((n,), "float32", lambda x, m: draw(m, "integers", x.shape[0])),
+        "normal": ((n,), "float32", lambda x, m: draw(m, "standard_normal", x.shape[0])),
+        "permutation": ((n >> 2,), "float32", lambda x, m: draw(m, "permutation", x.shape[0])),
+        # small batched factorisations and a fused elementwise chain
+        "cholesky3": ((65536, 3, 3), "float32", lambda x, m: m.linalg.cholesky(x), {"spd": True}),
+        "cholesky8": ((65536, 8, 8), "float32", lambda x, m: m.linalg.cholesky(x), {"spd": True}),
+        "fuse_chain": ((n,), "float32", lambda x, m: fused(m, chain)(x, x)),
     }
 
 
-def host_input(shape, dtype):
+def chain(a, b):
+    return ((a + b) * a - b) / b
+
+
+def copied(m, view):
+    """A contiguous copy of a view (PyTorch: .contiguous())."""
+    return view.contiguous() if m.__name__ == "torch" else view.copy()
+
+
+INDEXES = {}
+
+
+def random_index(m, n, count):
+    """`count` random int64 indices below n, the same for every library,
+    uploaded once (a copy, which ncu does not list)."""
+    if (m.__name__, n, count) not in INDEXES:
+        host = np.random.default_rng(2).integers(0, n, count)
+        INDEXES[m.__name__, n, count] = (m.as_tensor(host, device="cuda")
+                                         if m.__name__ == "torch" else m.asarray(host))
+    return INDEXES[m.__name__, n, count]
+
+
+def scatter_scalar(x, m):
+    """w[idx] = 2.0 into x (profile.py's inputs are its own to change)."""
+    x[random_index(m, x.shape[0], x.shape[0] >> 2)] = 2.0
+
+
+def draw(m, kind, n):
+    """A draw of n values as bench/random_numbers.py makes it."""
+    name = m.__name__
+    if name == "devarray":
+        import devarray.random
+        rng = devarray.random.default_rng(0)
+        return {"random": lambda: rng.random(n, dtype=devarray.float32),
+                "integers": lambda: rng.integers(0, 1000, size=n, dtype=devarray.int32),
+                "standard_normal": lambda: rng.standard_normal(n, dtype=devarray.float32),
+                "permutation": lambda: rng.permutation(n)}[kind]()
+    if name == "cupy":
+        return {"random": lambda: m.random.random(n, dtype=np.float32),
+                "integers": lambda: m.random.randint(0, 1000, size=n, dtype=np.int32),
+                "standard_normal": lambda: m.random.standard_normal(n, dtype=np.float32),
+                "permutation": lambda: m.random.permutation(n)}[kind]()
+    return {"random": lambda: m.rand(n, device="cuda"),
+            "integers": lambda: m.randint(0, 1000, (n,), dtype=m.int32, device="cuda"),
+            "standard_normal": lambda: m.randn(n, device="cuda"),
+            "permutation": lambda: m.randperm(n, device="cuda")}[kind]()
+
+
+def host_input(shape, dtype, high=1 << 20, spd=False):
+    """Uniform values (integers below `high`); with spd, a stack of
+    symmetric positive definite matrices."""
     rng = np.random.default_rng(0)
     if dtype == "bool":
         return rng.random(shape) < 0.5
     if np.dtype(dtype).kind in "iu":
-        return rng.integers(0, 1 << 20, size=shape).astype(dtype)
-    return rng.random(shape, dtype=np.float32).astype(dtype)
+        return rng.integers(1, high, size=shape).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        return (rng.random(shape, dtype=np.float32)
+                + 1j * rng.random(shape, dtype=np.float32)).astype(dtype)
+    x = rng.random(shape, dtype=np.float32).astype(dtype)
+    if spd:
+        x = x @ np.swapaxes(x, -1, -2) + shape[-1] * np.eye(shape[-1], dtype=dtype)
+    return x
 
 
 def libraries():
@@ -145,8 +242,8 @@ def main():
     ops = operations(args.log2_size)
     if args.operation not in ops:
         parser.error(f"operation must be one of {', '.join(ops)}")
-    shape, dtype, call = ops[args.operation]
-    host = host_input(shape, dtype)
+    shape, dtype, call, *options = ops[args.operation]
+    host = host_input(shape, dtype, **(options[0] if options else {}))
     start, stop = cuda_profiler()
     for name, (to_device, module, sync) in libraries().items():
         x = to_device(host)
