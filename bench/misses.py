@@ -7,7 +7,8 @@ bench/README.md says how: kernel time, DRAM and SM throughput as % of peak),
 and matches its rows by operation and dtype.  bench/run.py writes each cause
 that matches a missed row of the run, with those rows, and lists the missed
 rows that no cause matches, so a new miss shows until it is explained.  The
-profiles quoted were taken on an NVIDIA H200 (nvidia-h200) on 2026-11-28.
+profiles quoted were taken on an NVIDIA H200 (nvidia-h200) on 2026-11-28
+and 2026-11-29.
 """
 
 
@@ -78,14 +79,20 @@ CAUSES = [
     ("Math functions compiled without FMA contraction",
      all_of(op("sqrt", "exp", "log", "sin", "pow", "a // b"),
           dtype("float32", "float64", "complex64", "complex128", "int32")),
-     "These rows are at or near the DRAM limit in PyTorch and a few percent "
-     "behind it here (`a // b` of float32 at 70%, `pow` 47-78%).  Every "
-     "kernel is compiled with `--fmad=false` so that results match the host "
-     "backend bit for bit; each multiply-add of the libdevice functions and of "
-     "NumPy's floor-division formula is then two instructions, and the "
-     "compute-heavy ones (pow, complex exp, float floor division, integer pow "
-     "in 64-bit class arithmetic) become instruction-bound.  Not profiled "
-     "one by one; the float16 rows above show the same bound under ncu."),
+     "Every kernel is compiled with `--fmad=false` so that results match "
+     "the host backend bit for bit; each multiply-add of the libdevice "
+     "functions and of NumPy's floor-division formula is then two "
+     "instructions, and integer pow runs in 64-bit class arithmetic.  ncu "
+     "shows these kernels bound by instruction issue, not DRAM: complex64 "
+     "`exp` (2^27) 723 us at 61% DRAM and 83% SM (PyTorch 520 us at 85% "
+     "DRAM, 76% SM; CuPy 771 us); float64 `log` 686 us at 64% DRAM, 84% SM "
+     "(PyTorch 546 us at 81%, 84%); float32 `x ** x` 1,181 us at 89% SM "
+     "(PyTorch 1,035 us at 90% SM: both instruction-bound, ours with more "
+     "instructions); int32 `x ** x` 2,061 us at 92% SM (PyTorch 1,451 us at "
+     "91%); float32 `x // x` 918 us at 92% SM (PyTorch 872 us at 77%).  The "
+     "way out is fewer instructions per element (contracted multiply-adds "
+     "where the host backend can match them, 32-bit integer pow), not "
+     "memory access."),
     ("Integer division by a positive scalar: a multiply-high per element",
      op("a // 7", "a % 7"),
      "Division by a positive scalar now multiplies by a multiplier the host "
@@ -93,8 +100,12 @@ CAUSES = [
      "kernels/division.cuh), where the GPU's division routine made it "
      "compute-bound.  ncu of int32 `a // 7`: 689 us at 85% of SM peak before, "
      "537 us at 82% DRAM and 60% SM now; PyTorch's 504 us reads at 88%.  "
-     "int64 `a // 7` (a 64-bit multiply-high) 576 -> 561 us against 525 us.  "
-     "What holds the last 2-7% is not profiled further."),
+     "int64 `a // 7` (a 64-bit multiply-high) 576 -> 561 us against 525 us; "
+     "ncu: 579 us at 76% DRAM and 59% SM with 59% of warps active (36 "
+     "registers a thread), PyTorch's 519 us at 85% DRAM and 41% SM: neither "
+     "DRAM nor issue is saturated, so what bounds it is the latency from "
+     "each load through the multiply-high to its store, with fewer warps "
+     "to hide it."),
     ("Widening casts and copies that read less than they write",
      any_of(op("astype"), op("tile", "repeat(g", "broadcast_to", "reshape(m.T",
                              "a.T.copy", "moveaxis", "permute_dims", "wm[:] = v",
@@ -106,9 +117,10 @@ CAUSES = [
      "tile in whole words (kernels/cast.cuh: int8 -> float32 495 -> 349 us, "
      "64% -> 90% of the copy rate; float16 -> float32 516 -> 417 us); "
      "`complex64 -> complex128` is 1.05x CuPy's kernel of an element a "
-     "thread, at 94%: each block's tile loads and converts in turn, and a "
-     "scratch variant with 4 KiB tiles copied it in 776 us against CuPy's "
-     "771 (slower for the narrower casts, so not taken; not profiled).  "
+     "thread, at 94%: ncu shows it in devarray's strided kernel "
+     "(`strided_kernel`, 803 us at 83% DRAM and 39% SM) against CuPy's "
+     "contiguous copy (782 us at 85%); a scratch variant with 4 KiB tiles "
+     "copied it in 776 us (slower for the narrower casts, so not taken).  "
      "Copies whose rows are contiguous in both arrays move "
      "them in elements of up to 16 bytes (kernels/elementwise.cu, "
      "move_width: `broadcast_to` copied 376 -> 258 us, 98%; `tile` and "
@@ -117,20 +129,37 @@ CAUSES = [
      "every load before the first store into the tile "
      "(kernels/transpose.cuh: a.T copied 754 -> 587 us, 86%; `a + a.T` "
      "1,540 -> 934 us, 81% of the copy rate, its target 80%).  What is "
-     "left: the tiled copy's grid-stride loops and edge tests (a scratch "
-     "kernel of one whole tile per block, neither of them, copied a.T in "
-     "561 us, 91%); rows not aligned for wide elements (`m[1:-1, 1:-1]`, "
-     "`roll`, `m[:, ::-1]`: 4-byte elements at 86-89%); "
-     "`permute_dims(t, (2, 1, 0))` takes the tiles now with their rows "
-     "along axis 0 (4,206 -> 614 us, 82%; strided before, at 12% as both "
-     "peers are); `u[:, None] + v[None, :]` computes each element and is "
-     "not profiled.  (`arange` and `linspace` store a 16-byte vector a "
+     "left, under ncu: the tiled copy's grid-stride loops and edge tests "
+     "(`reshape(m.T, (-1,))`: `tiled_move_kernel` 620 us at 71% DRAM, 65% "
+     "SM; a scratch kernel of one whole tile per block, neither of them, "
+     "copied a.T in 561 us, 91%); rows not aligned for wide elements "
+     "(`m[1:-1, 1:-1]` and `roll(m, 123, axis=1)`: `strided_move_kernel` of "
+     "4-byte elements, 620 us at 71% DRAM and 70% SM, the index arithmetic "
+     "of an element a thread; `repeat(g, 2, axis=0)` moves 16-byte elements "
+     "at 76% DRAM and 32% SM, 432 us); `permute_dims(t, (2, 1, 0))` takes "
+     "the tiles now with their rows along axis 0 (4,206 -> 614 us, 82%; "
+     "strided before, at 12% as both peers are); `u[:, None] + v[None, :]` "
+     "writes 1 GiB from 128 KiB of input at 64% DRAM and 93% SM (342 us; "
+     "PyTorch 676 us at 87% SM): the broadcast index arithmetic per element "
+     "bounds it.  (`arange` and `linspace` store a 16-byte vector a "
      "thread now, kernels/creation.cu: `linspace(0, 1, 2^28)` 815 -> 251 us, "
      "at the copy rate.)"),
     ("Moments below the copy rate",
      op("std(", "var(", "host overhead: std"),
-     "var and std lead both peers (0.7-0.9x) at 85-90% of the copy rate; not "
-     "profiled.  (count_nonzero, any and all were two passes, `x != 0` into a "
+     "var and std lead both peers (0.7-0.9x) at 85-90% of the copy rate.  "
+     "ncu of `var` of 2^28 float32: kernels/moments.cu's kernel 307 us at "
+     "73% DRAM and 79% SM (40 registers, 70% of warps active), then one "
+     "block merges the splits' moments (17.9 us for the 3,168 splits of the "
+     "profiled build; the landed plan makes 4,224); over axis 0 of 16384 x "
+     "16384, 311 us at 72% DRAM, 79% SM, and a 5.8 us merge.  "
+     "PyTorch's Welford kernel: 372 us at 60% DRAM.  The bound is "
+     "instructions per element (a merge per batch of 8 rows, and 64-bit "
+     "addresses for each 4-byte load), not DRAM.  Tried in scratch builds "
+     "and not taken: splits in whole waves of the blocks that fit (float32 "
+     "`var(a)` 292 against 293 us), with batches of 64 bytes a thread as "
+     "well (float64 `var(a)` 297 -> 269 us, but float32 `var(m, axis=0)` "
+     "285 -> 302 us).  16-byte loads of adjacent "
+     "elements are the next step, within the wheel's size.  (count_nonzero, any and all were two passes, `x != 0` into a "
      "bool array and then a sum of it; they are one pass over the elements' "
      "bits now, kernels/nonzero_reduce.cu: `count_nonzero(m, axis=-1)` "
      "417 -> 235 us, `any(mask)` 149 -> 66 us, all at or above 92% of the "
@@ -138,15 +167,29 @@ CAUSES = [
     ("Arg-reductions over a leading axis below 90% of the copy rate",
      op("argmax(m, axis=0)", "argmin(m, axis=0)"),
      "Read in place by columns rather than copied with the axis moved "
-     "last (1.01 ms -> 314 us, 0.93x PyTorch).  ncu: 322 us at "
-     "70% DRAM, 48% SM: each thread loads one float at a time; the float4 "
-     "loads that `sum(axis=0)` uses would take it to the copy rate."),
+     "last (1.01 ms -> 314 us, 0.94x PyTorch).  ncu: 322 us at 70% DRAM, "
+     "48% SM, each thread loading one float at a time.  The float4 loads "
+     "that `sum(axis=0)` uses did not take it to the copy rate: a scratch "
+     "build with a thread's four adjacent columns in one load measured "
+     "309 against 313 us (ncu: 322 us at 70% DRAM, 45% SM, 50% of warps "
+     "active at 62 registers), and with the next rows' loads issued before "
+     "the comparisons 392 us (86 registers).  Between rounds of loads each "
+     "column's comparisons form a dependent chain (a NaN test, a compare, "
+     "the selects of a value and a 64-bit index per element): latency "
+     "bounds it, not DRAM or issue.  (float64 went 538 -> 509 us, 99% of "
+     "the copy rate, for 15.6 KB more machine code in CI's architectures; "
+     "not taken for that.)"),
     ("Scans: CUB's decoupled look-back at 52% of DRAM peak",
      op("cumulative_sum", "cumulative_prod", "host overhead: cumulative"),
      "ncu of `cumulative_sum` of 2^28 float32: CUB's DeviceScanKernel 847 us "
      "at 52% DRAM, the same kernel PyTorch runs (856 us).  Bounded by the "
      "scan's tile look-back, not by memory; the rows tie PyTorch.  Integer "
-     "input to an int64 result reads 4 and writes 8 bytes per element."),
+     "input to an int64 result reads 4 and writes 8 bytes per element.  "
+     "Over axis 0 (0.37x PyTorch, 22% of the copy rate) devarray moves the "
+     "axis last, scans the rows with CUB's DeviceScanByKey and moves it "
+     "back: ncu 621 us (71% DRAM), 1,356 us (33% DRAM) and 621 us, three "
+     "passes where PyTorch's one outer-dimension scan takes 6.65 ms at 7% "
+     "DRAM and CuPy's batch scan 23 ms."),
     ("float16 and int16 sorts",
      op("sort(a)"),
      "ncu of float16 `sort` (2^26): key-and-index pairs through two onesweep "
@@ -179,6 +222,17 @@ CAUSES = [
         "host overhead: w[idx]", "host overhead: take", "host overhead: nonzero"),
      "Random single-element gathers and scatters read one 32-byte sector per "
      "4-byte element; all three libraries are within 10% of each other there.  "
+     "ncu of `a[idx]`: the gather kernels tie (devarray 1,906 us, CuPy "
+     "1,909, PyTorch 1,918, each at 55% DRAM reading 4.75 GB of sectors for "
+     "268 MB of values); the row's 4% is after the kernel, the word read "
+     "back that says whether an index was out of bounds (a synchronisation, "
+     "so that the call itself raises IndexError).  `w[idx] = 2.0`: the "
+     "scatter ties (4,287 us against 4,235 and 4,239, 24% DRAM each); "
+     "before it devarray checks every index in a pass of its own (235 us), "
+     "so that a bad index raises before any element is written, and fills "
+     "the scalar into an array of the indices' length (59 us).  `nonzero`: "
+     "CUB 3.0's count and DeviceSelect (119 + 887 us, 31% DRAM) against "
+     "PyTorch's build of the same two kernels (120 + 767 us, 36%).  "
      "`m[ri]` (whole rows) runs a warp per row in 16-byte "
      "units (1.76 ms -> 573 us; ncu 542 us at 82% DRAM, PyTorch's "
      "vectorised gather 584 us under ncu).  The host-overhead rows are the "
@@ -188,10 +242,15 @@ CAUSES = [
      op("integers(", "standard_normal", "permutation", "random("),
      "Every draw is Philox4x32-10 (kernels/random.h, the same values on both "
      "backends), 10 rounds of 32-bit multiplies per 4 words, and `integers` "
-     "and the normal then transform each word: 36-38% of the copy rate, "
-     "instruction-bound (not profiled one by one).  `permutation` is the "
-     "stable argsort of 2^26 random 64-bit keys (8-byte keys with an index, "
-     "eight digit passes), where PyTorch's randperm sorts smaller keys."),
+     "and the normal then transform each word.  ncu: `random` 431 us at 50% "
+     "DRAM and 71% SM (PyTorch 553 us); `integers` 916 us at 24% DRAM and "
+     "90% SM (PyTorch 845 us at 68% SM); `standard_normal` 874 us at 25% "
+     "DRAM and 81% SM (PyTorch 784 us at 77%): instruction-bound, the "
+     "rounds and transforms compiled without FMA contraction.  `permutation` "
+     "is the stable argsort of 2^26 random 64-bit keys: ncu shows the keys "
+     "(227 + 408 us), a histogram (303 us) and eight onesweep passes of "
+     "880 us at 51% DRAM; CuPy sorts 32-bit keys in four passes of 758 us "
+     "(3.3 ms in all), PyTorch runs seven passes of 894 us."),
     ("Manipulation copies of two inputs",
      op("concat([h, h], axis=1)", "repeat(e, 2)"),
      "`concat(axis=1)` copies each input's rows in 16-byte elements now "
@@ -205,11 +264,20 @@ CAUSES = [
      op("linalg.cholesky, batched", "fuse:", "host overhead: a @ b"),
      "Batched Cholesky of 3x3 and 8x8 runs devarray's small-matrix kernel "
      "(kernels/linalg_small.cu: a thread per matrix in shared memory, LAPACK's "
-     "unblocked potf2 with every product rounded), 1.2-1.4x PyTorch's; not "
-     "profiled.  The fused `((a + b) * a - b) / b` runs at 87% of the copy "
-     "rate, 0.68x PyTorch's four eager kernels against the 0.3x its target "
-     "asks, which no kernel that reads two arrays and writes one can reach "
-     "(the three moves take 0.67x of PyTorch's time at the copy rate).  "
+     "unblocked potf2 with every product rounded), 1.36x PyTorch's.  ncu: "
+     "the factorisation itself takes 9.5 us for 65,536 3x3 matrices and "
+     "47 us for 8x8 (PyTorch's potrf batch 149 and 277 us); the time is the "
+     "tril that zeroes the upper triangle after it (kernels/creation.cu's "
+     "`tri_kernel`, 244 and 410 us at 80% SM and under 1% DRAM), which "
+     "gives each matrix row a block of 256 threads for its 3 or 8 columns.  "
+     "The fix is the small kernel writing the zeros itself, or a tril over "
+     "elements for short rows.  The fused `((a + b) * a - b) / b` runs at "
+     "87% of the copy rate, 0.68x PyTorch's four eager kernels against the "
+     "0.3x its target asks, which no kernel that reads two arrays and "
+     "writes one can reach (the three moves take 0.67x of PyTorch's time "
+     "at the copy rate); ncu (the profile passes one array as both "
+     "operands): 614 us at 72% DRAM and 48% SM with 93% of warps active, "
+     "where PyTorch's first eager kernel moves the same bytes at 88%.  "
      "(The fused float reduction, `((a - b) ** 2).sum()`, is one pass now: "
      "530 us, 95% of the copy rate, from 1.31 ms.)"),
     ("Float sums in devarray's fixed order",
@@ -219,13 +287,16 @@ CAUSES = [
      "the element count alone, reading one 4-byte element a lane, "
      "coalesced; CuPy's CUB reduction (and devarray's earlier one) "
      "reads 16-byte vectors in an order of its own, which depends on the "
-     "GPU's SM count and the pointer's alignment.  261.7 us against 241.9 us "
-     "(97% of the copy rate; 254.3 against 237.4 in the run before).  The same route reads float64 8 bytes a lane "
+     "GPU's SM count and the pointer's alignment.  262.5 us against 242.2 us "
+     "(96% of the copy rate; 261.7 against 241.9 and 254.3 against 237.4 in "
+     "the runs before).  The same route reads float64 8 bytes a lane "
      "and leads CuPy (248.7 us against 262.0 us, a scratch timing in the same "
      "process), and for float32, 16-byte loads passed to their lanes through "
      "a warp's shared memory measured no faster (261.5 us; float16 takes "
      "them: 163 us against 185 us); an 8-byte load a lane is the next to "
-     "try.  Not profiled."),
+     "try.  ncu: 262 us at 85% DRAM and 17% SM against CuPy's CUB "
+     "reduction at 93% (240 us) and PyTorch's at 88% (255 us): the loads "
+     "of 4 bytes a lane bound it."),
     ("float16 sums over the last axis: an older CUB",
      all_of(op("sum(a, axis=-1)"), dtype("float16")),
      "ncu: devarray's DeviceSegmentedReduce (CUDA 13.0's CUB 3.0) 150 us at "
@@ -242,7 +313,11 @@ CAUSES = [
      "Host times move by 10-20% from run to run across all three "
      "libraries (devarray's `a + a` 5.4, 6.5 and 6.1 us in the last three "
      "runs, PyTorch's 9.7, 10.6 and 10.7 us), so rows near their target "
-     "move with the machine."),
+     "move with the machine, and within a run: on 2026-11-29 `floor(a)` "
+     "and `maximum(a, b)` took 5.8 and 5.3 us in their families' sections, "
+     "where `exp(a)` and `a + a`, the same C path, took 3.9 and 3.8 us in "
+     "the overhead section.  ncu does not apply here (host time); the "
+     "launches per call are what to count."),
     ("Short vendor calls and replayed graphs: launch latency",
      op("fft.rfft of each row", "the same 20 ops replayed"),
      "Calls of about 16 us (a batched cuFFT of 4 MiB) are within a "
