@@ -140,11 +140,11 @@ def operations(log2n):
         "gather": ((n,), "float32", lambda x, m: x[random_index(m, n, n >> 2)]),
         "scatter": ((n,), "float32", scatter_scalar),
         "nonzero": ((n,), "bool", lambda x, m: m.nonzero(x)),
-        # random numbers (the input gives the size)
-        "random": ((n,), "float32", lambda x, m: draw(m, "random", x.shape[0])),
-        "integers": ((n,), "float32", lambda x, m: draw(m, "integers", x.shape[0])),
-        "normal": ((n,), "float32", lambda x, m: draw(m, "standard_normal", x.shape[0])),
-        "permutation": ((n >> 2,), "float32", lambda x, m: draw(m, "permutation", x.shape[0])),
+        # random numbers (they read no input: a 1-element one is uploaded)
+        "random": ((1,), "float32", lambda x, m: draw(m, "random", n)),
+        "integers": ((1,), "float32", lambda x, m: draw(m, "integers", n)),
+        "normal": ((1,), "float32", lambda x, m: draw(m, "standard_normal", n)),
+        "permutation": ((1,), "float32", lambda x, m: draw(m, "permutation", n >> 2)),
         # small batched factorisations and a fused elementwise chain
         "cholesky3": ((65536, 3, 3), "float32", lambda x, m: m.linalg.cholesky(x), {"spd": True}),
         "cholesky8": ((65536, 8, 8), "float32", lambda x, m: m.linalg.cholesky(x), {"spd": True}),
