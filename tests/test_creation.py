@@ -203,13 +203,25 @@ def test_tril_triu_strided_input(backend, rng):
 
 
 
-@pytest.mark.parametrize("shape", [(70001, 3), (3, 300, 700), (600, 600)], ids=str)
+@pytest.mark.parametrize("shape", [(70001, 3), (3, 300, 700), (600, 600), (65536, 3, 3),
+                                   (70, 33, 17), (5, 2, 300)], ids=str)
 def test_tril_triu_grid(backend, rng, shape):
     """Shapes past the kernel's blocks: more matrix rows than CUDA's 65,535
-    grid rows, rows longer than a block, batches; offsets past either end."""
+    grid rows, rows longer than a block, short rows sharing a block,
+    batches; offsets past either end."""
     a = random_array(rng, shape, "float32")
     d = dev(a)
     for k in (-(2**62), -700, -1, 0, 2, 650, 2**62):
+        assert_values(devarray.tril(d, k=k), np.tril(a, k=k))
+        assert_values(devarray.triu(d, k=k), np.triu(a, k=k))
+
+
+def test_tril_triu_short_rows_past_the_grid(backend, rng):
+    """More 3-element rows than 65,535 blocks of 64 such rows hold, so the
+    kernel's loop over rows takes a second turn."""
+    a = random_array(rng, (4_200_000, 3), "int8")
+    d = dev(a)
+    for k in (-1, 0, 1):
         assert_values(devarray.tril(d, k=k), np.tril(a, k=k))
         assert_values(devarray.triu(d, k=k), np.triu(a, k=k))
 
