@@ -13,7 +13,8 @@
  *     a 32-bit index variant, used when the problem fits, and a 64-bit one.
  *     Indices out of bounds store k + 1 in *bad, a word the core reads back
  *     (the only store that is not to an element, and only on error: no
- *     atomics anywhere).
+ *     atomics anywhere).  A scatter reads that word first and writes
+ *     nothing if a check before it in the stream stored there.
  *   - mask selection (x[mask] with mask shaped like x): CUB's
  *     DeviceSelect::Flagged on the bits, after a CUB count of the mask
  *     (TransformReduce) that the core reads back to size the result.
@@ -113,6 +114,9 @@ gather_kernel(const __grid_constant__ da_gather g)
     const Index step = (Index)gridDim.x * kBlockThreads;
     Index i;
 
+    if (Mode == DA_GATHER_WRITE && *g.bad != 0) {
+        return;
+    }
     for (i = (Index)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
         int64_t off;
         if (!gather_offset<Index>(g, i, &off)) {
@@ -146,6 +150,9 @@ gather_flat_kernel(const gather_flat_args a)
     const Index step = (Index)gridDim.x * kBlockThreads;
     Index i;
 
+    if (Mode == DA_GATHER_WRITE && *a.bad != 0) {
+        return;
+    }
     for (i = (Index)blockIdx.x * kBlockThreads + threadIdx.x; i < n; i += step) {
         int64_t v = a.idx[i];
         if (v < 0) {
@@ -195,6 +202,9 @@ gather_rows_kernel(const gather_rows_args a)
     const int64_t warps = (int64_t)gridDim.x * kWarpsPerBlock;
     int64_t b;
 
+    if (Mode == DA_GATHER_WRITE && *a.bad != 0) {
+        return;
+    }
 #pragma unroll 1
     for (b = (int64_t)blockIdx.x * kWarpsPerBlock + threadIdx.x / 32; b < a.rows; b += warps) {
         int64_t v = a.idx[b], j = lane;

@@ -587,7 +587,10 @@ enum { DA_GATHER_READ, DA_GATHER_WRITE, DA_GATHER_CHECK };
  * out of bounds, never wrapped.
  *   READ:  dense[i] = source element (a gather; dense is the output)
  *   WRITE: source element = dense[i] (a scatter; where several i address
- *          one element, the host keeps the last, CUDA any one of them)
+ *          one element, the host keeps the last, CUDA any one of them);
+ *          nothing at all when *bad is already nonzero at the start, so a
+ *          CHECK queued before it makes the scatter all or nothing without
+ *          a read-back between the two
  *   CHECK: only the bounds: every idx[k][b] for b < bsize is checked and
  *          nothing else is touched (dense and src unread).
  * nidx >= 1; size >= 1 for READ and WRITE; bsize >= 1 for CHECK.  The

@@ -216,6 +216,26 @@ def test_setitem_repeated(backend):
         assert got[1] == 7.0  # in order, as NumPy
 
 
+@pytest.mark.parametrize("kind", ["flat", "short rows", "two arrays", "whole rows"])
+def test_scatter_out_of_bounds_writes_nothing(backend, rng, kind):
+    """An index out of bounds anywhere in a scatter of many blocks (here the
+    last of 200,000) raises IndexError and leaves every element as it was,
+    in each kernel shape of kernels/gather.cu: x[i] of a strided 1-d x,
+    rows of 3 (the general kernel), two index arrays, whole rows."""
+    n = 200_000
+    a = random_array(rng, (n, 40) if kind == "whole rows" else (n, 3), "float32")
+    d = dev(a)
+    target = d[:, 1] if kind == "flat" else d
+    i = rng.permutation(n)
+    i[-1] = n + 5
+    key = (dev(i), dev(rng.integers(0, 3, size=n))) if kind == "two arrays" else dev(i)
+    values = random_array(rng, (n,) if kind in ("flat", "two arrays") else (n, a.shape[1]),
+                          "float32")
+    with pytest.raises(IndexError):
+        target[key] = dev(values)
+    assert_same(d, a)
+
+
 @pytest.mark.parametrize("dtype,shape", [("uint8", (40, 130)), ("uint8", (40, 127)),
                                          ("float32", (300, 40)), ("float32", (300, 41)),
                                          ("float64", (9, 3, 17)), ("complex128", (70, 8)),

@@ -81,6 +81,9 @@ da_host_gather(int mode, const da_gather *g)
     if (mode != DA_GATHER_READ && mode != DA_GATHER_WRITE) {
         return -1;
     }
+    if (mode == DA_GATHER_WRITE && *g->bad != 0) {
+        return 0;
+    }
     memset(coord, 0, sizeof(coord));
     for (i = 0; i < g->size; i++) {
         int64_t off = 0;

@@ -367,10 +367,7 @@ array_index_scatter(array_index_plan *plan, DeviceArrayObject *values)
     if (g.bsize == 0) {
         return 0;
     }
-    if (array_index_run(plan, DA_GATHER_CHECK, &g) < 0) {
-        return -1;
-    }
-    return g.size > 0 ? array_index_run(plan, DA_GATHER_WRITE, &g) : 0;
+    return array_index_run(plan, g.size > 0 ? DA_GATHER_WRITE : DA_GATHER_CHECK, &g);
 }
 
 PyObject *

@@ -402,6 +402,21 @@ backend_searchsorted(int backend, da_searchsorted *s)
 
 /* ---- indexing by arrays (index) ---- */
 
+/* da_cuda_gather or da_host_gather, errors raised. */
+static int
+gather_launch(int backend, int mode, const da_gather *g)
+{
+#ifdef DEVARRAY_HAVE_CUDA
+    if (backend == DA_BACKEND_CUDA) {
+        cudaError_t err = da_cuda_gather(mode, g, stream_current());
+        return err != cudaSuccess ? cuda_error_raise(err, "indexing kernel") : 0;
+    }
+#else
+    (void)backend;
+#endif
+    return da_host_gather(mode, g) != 0 ? host_contract_error("indexing") : 0;
+}
+
 int
 backend_gather(int backend, int mode, da_gather *g, int32_t *bad)
 {
@@ -412,21 +427,11 @@ backend_gather(int backend, int mode, da_gather *g, int32_t *bad)
         return -1;
     }
     g->bad = word;
-    if (transfer_memset_zero(backend, word, sizeof(int32_t)) < 0) {
-        goto done;
-    }
-#ifdef DEVARRAY_HAVE_CUDA
-    if (backend == DA_BACKEND_CUDA) {
-        cudaError_t err = da_cuda_gather(mode, g, stream_current());
-        if (err != cudaSuccess) {
-            cuda_error_raise(err, "indexing kernel");
-            goto done;
-        }
-    }
-    else
-#endif
-    if (da_host_gather(mode, g) != 0) {
-        host_contract_error("indexing");
+    /* a scatter's check is queued before it rather than read back between
+       them: the scatter reads the word and writes nothing if it is set */
+    if (transfer_memset_zero(backend, word, sizeof(int32_t)) < 0 ||
+        (mode == DA_GATHER_WRITE && gather_launch(backend, DA_GATHER_CHECK, g) < 0) ||
+        gather_launch(backend, mode, g) < 0) {
         goto done;
     }
     status = transfer_copy(backend, bad, word, sizeof(int32_t), DA_COPY_D2H);

@@ -100,7 +100,8 @@ int backend_synchronize(int backend);
 /* One da_gather (kernels/launch.h) in `mode` on `backend`; g->bad is set
    here to a word this function owns, and *bad receives its value after the
    launch (0, or k + 1 for an index array k with a value out of bounds):
-   on CUDA that read-back synchronises. */
+   on CUDA that read-back synchronises.  WRITE checks every index first
+   (CHECK, g->bsize >= 1) and writes nothing when one is out of bounds. */
 int backend_gather(int backend, int mode, da_gather *g, int32_t *bad);
 
 /* *count = the number of nonzero bytes of flags[0..n), n >= 1 (read back
