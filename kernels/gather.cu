@@ -315,19 +315,32 @@ gather_rows(int mode, const da_gather *g, int64_t row_bytes, cudaStream_t stream
     return gather_rows_launch<uint32_t>(mode, a, stream);
 }
 
+/* Indices a thread of gather_check_kernel checks at once: one 8-byte load
+   a thread left DRAM at 48% of its peak (2^26 indices in 235 us on an
+   H200), too few bytes in flight to cover its latency. */
+constexpr int kCheckPer = 4;
+
 static __global__ void __launch_bounds__(kBlockThreads)
 gather_check_kernel(const __grid_constant__ da_gather g)
 {
     const int64_t n = g.bsize;
-    const int64_t step = (int64_t)gridDim.x * kBlockThreads;
+    const int64_t step = (int64_t)gridDim.x * kBlockThreads * kCheckPer;
     int64_t b;
-    int k;
+    int k, u;
 
-    for (b = (int64_t)blockIdx.x * kBlockThreads + threadIdx.x; b < n; b += step) {
+    for (b = (int64_t)blockIdx.x * kBlockThreads * kCheckPer + threadIdx.x; b < n; b += step) {
         for (k = 0; k < g.nidx; k++) {
-            const int64_t v = g.idx[k][b];
-            if (v < ((g.unsigned_mask >> k & 1u) ? 0 : -g.extent[k]) || v >= g.extent[k]) {
-                *g.bad = k + 1;
+            const int64_t low = (g.unsigned_mask >> k & 1u) ? 0 : -g.extent[k];
+            int64_t v[kCheckPer];
+#pragma unroll
+            for (u = 0; u < kCheckPer; u++) {
+                v[u] = b + u * kBlockThreads < n ? g.idx[k][b + u * kBlockThreads] : 0;
+            }
+#pragma unroll
+            for (u = 0; u < kCheckPer; u++) {
+                if (b + u * kBlockThreads < n && (v[u] < low || v[u] >= g.extent[k])) {
+                    *g.bad = k + 1;
+                }
             }
         }
     }
@@ -436,7 +449,7 @@ da_cuda_gather(int mode, const da_gather *g, cudaStream_t stream)
         if (g->bsize <= 0) {
             return cudaErrorInvalidValue;
         }
-        err = da::grid_blocks(g->bsize, &blocks);
+        err = da::grid_blocks((g->bsize + da::kCheckPer - 1) / da::kCheckPer, &blocks);
         if (err != cudaSuccess) {
             return err;
         }
