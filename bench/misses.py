@@ -147,6 +147,10 @@ CAUSES = [
     ("Moments below the copy rate",
      op("std(", "var(", "host overhead: std"),
      "var and std lead both peers (0.7-0.9x) at 85-90% of the copy rate.  "
+     "`std(a)` of 1,024 elements is the moments launch and a square root "
+     "in place, two launches, whose host time moves with the machine as "
+     "every host-overhead row's does: 7.6, 9.2 and 11.1 us in the three "
+     "runs of 2026-11-29 against PyTorch's 8.5, 10.0 and 9.2 us.  "
      "ncu of `var` of 2^28 float32: kernels/moments.cu's kernel 307 us at "
      "73% DRAM and 79% SM (40 registers, 70% of warps active), then one "
      "block merges the splits' moments (17.9 us for the 3,168 splits of the "
@@ -202,6 +206,13 @@ CAUSES = [
      "is 1.02 ms, 1.07x ours against a 1.05x target.  A 16-bit CUB "
      "instantiation would close it and costs about 130 KB of machine code "
      "per architecture that the 15 MB wheel does not have."),
+    ("searchsorted: a chain of dependent loads per query", op("searchsorted(s, q)"),
+     "A binary search per query, a thread each (kernels/search.cu), as CuPy "
+     "runs it: log2(n) loads of the sorted array per query, each waiting for "
+     "the one before, so latency bounds all three libraries.  9.90 and "
+     "9.88 ms against CuPy's 9.87 and 9.85 in the last two runs (1.003x), "
+     "10.16 against 10.25 in the one before (0.99x): a tie within the "
+     "timer's run-to-run spread.  Not profiled."),
     ("unique: two passes over the sorted values below the copy rate",
      any_of(op("unique_"), op("host overhead: unique")),
      "ncu of `unique_values` of 2^26 int32: the sort (1.57 ms) matches "
@@ -228,17 +239,22 @@ CAUSES = [
      "reads back a word that says whether an index was out of bounds (a "
      "synchronisation the peers do not make, so that the call itself raises "
      "IndexError; not timed apart).  `w[idx] = 2.0`: the "
-     "scatter ties (4,287 us against 4,235 and 4,239, 24% DRAM each); "
-     "before it devarray checks every index in a pass of its own (235 us), "
-     "so that a bad index raises before any element is written, and fills "
-     "the scalar into an array of the indices' length (59 us).  `nonzero`: "
+     "scatter ties (4,208 us against 4,153 and 4,159, 24-25% DRAM each); "
+     "before it devarray checks every index in a pass of its own, so that a "
+     "bad index raises before any element is written (120 us at 94% DRAM, "
+     "four indices a thread in flight: 235 us at 48% with one), and fills "
+     "the scalar into an array of the indices' length (60 us).  The check "
+     "and the scatter are queued together, the scatter writing nothing if "
+     "the check stored a bad index, with one read-back after both (there "
+     "were two: `w[idx] = q` of 1,024 elements 35.0 -> 26.6 us).  `nonzero`: "
      "CUB 3.0's count and DeviceSelect (119 + 887 us, 31% DRAM) against "
      "PyTorch's build of the same two kernels (120 + 767 us, 36%).  "
      "`m[ri]` (whole rows) runs a warp per row in 16-byte "
      "units (1.76 ms -> 573 us; ncu 542 us at 82% DRAM, PyTorch's "
      "vectorised gather 584 us under ncu).  The host-overhead rows are the "
-     "index checks and result allocation in C, a few microseconds over "
-     "PyTorch's C++ dispatch."),
+     "index checks and result allocation in C and that read-back, a "
+     "synchronisation per call where PyTorch's calls return before their "
+     "kernels run."),
     ("Random numbers: Philox and the transforms",
      op("integers(", "standard_normal", "permutation", "random("),
      "Every draw is Philox4x32-10 (kernels/random.h, the same values on both "
@@ -261,26 +277,24 @@ CAUSES = [
      "and 81% SM under ncu (a division per element); a kernel that writes "
      "each input element's copies together would take it to the copy "
      "rate."),
-    ("Small batched linear algebra and fused elementwise chains",
-     op("linalg.cholesky, batched", "fuse:", "host overhead: a @ b"),
-     "Batched Cholesky of 3x3 and 8x8 runs devarray's small-matrix kernel "
-     "(kernels/linalg_small.cu: a thread per matrix in shared memory, LAPACK's "
-     "unblocked potf2 with every product rounded), 1.36x PyTorch's.  ncu: "
-     "the factorisation itself takes 9.5 us for 65,536 3x3 matrices and "
-     "47 us for 8x8 (PyTorch's potrf batch 149 and 277 us); the time is the "
-     "tril that zeroes the upper triangle after it (kernels/creation.cu's "
-     "`tri_kernel`, 244 and 410 us at 80% SM and under 1% DRAM), which "
-     "gives each matrix row a block of 256 threads for its 3 or 8 columns.  "
-     "The fix is the small kernel writing the zeros itself, or a tril over "
-     "elements for short rows.  The fused `((a + b) * a - b) / b` runs at "
-     "87% of the copy rate, 0.68x PyTorch's four eager kernels against the "
-     "0.3x its target asks, which no kernel that reads two arrays and "
-     "writes one can reach (the three moves take 0.67x of PyTorch's time "
-     "at the copy rate); ncu (the profile passes one array as both "
-     "operands): 614 us at 72% DRAM and 48% SM with 93% of warps active, "
-     "where PyTorch's first eager kernel moves the same bytes at 88%.  "
-     "(The fused float reduction, `((a - b) ** 2).sum()`, is one pass now: "
-     "530 us, 95% of the copy rate, from 1.31 ms.)"),
+    ("Fused elementwise chains", op("fuse:"),
+     "The fused `((a + b) * a - b) / b` runs at 87-89% of the copy rate, "
+     "0.67-0.68x PyTorch's four eager kernels against the 0.3x its target asks, which "
+     "no kernel that reads two arrays and writes one can reach (the three "
+     "moves take 0.67x of PyTorch's time at the copy rate); ncu (the "
+     "profile passes one array as both operands): 614 us at 72% DRAM and "
+     "48% SM with 93% of warps active, where PyTorch's first eager kernel "
+     "moves the same bytes at 88%.  (The fused float reduction, "
+     "`((a - b) ** 2).sum()`, is one pass now: 530 us, 95% of the copy "
+     "rate, from 1.31 ms.)"),
+    ("A small matrix product: one cuBLAS call", op("host overhead: a @ b"),
+     "`a @ b` of two 32 x 32 float32 matrices is a cublasSetStream and one "
+     "cublasSgemm_v2 (src/runtime/cublas.c), the routine PyTorch calls too, "
+     "so the row measures what each library does around the same vendor "
+     "call: 11.0, 11.8 and 12.0 us against PyTorch's 13.8, 14.7 and 14.4 us "
+     "in the last three runs (0.80-0.83x; the target asks 0.75x).  How much "
+     "of it is cuBLAS's own host time is not measured (ncu sees kernels, "
+     "not host time)."),
     ("Float sums in devarray's fixed order",
      all_of(op("a.sum()"), dtype("float32")),
      "A float sum of one contiguous array combines in the fixed order that "
@@ -288,8 +302,8 @@ CAUSES = [
      "the element count alone, reading one 4-byte element a lane, "
      "coalesced; CuPy's CUB reduction (and devarray's earlier one) "
      "reads 16-byte vectors in an order of its own, which depends on the "
-     "GPU's SM count and the pointer's alignment.  262.5 us against 242.2 us "
-     "(96% of the copy rate; 261.7 against 241.9 and 254.3 against 237.4 in "
+     "GPU's SM count and the pointer's alignment.  254.7 us against 237.7 us "
+     "(262.5 against 242.2, 261.7 against 241.9 and 254.3 against 237.4 in "
      "the runs before).  The same route reads float64 8 bytes a lane "
      "and leads CuPy (248.7 us against 262.0 us, a scratch timing in the same "
      "process), and for float32, 16-byte loads passed to their lanes through "
@@ -312,8 +326,8 @@ CAUSES = [
      "block again, which stores the answer itself: float(a.sum()) of 1,024 "
      "21.8 -> 16.9 us, 0.73x PyTorch.)  Fusing their launches is the fix.  "
      "Host times move by 10-20% from run to run across all three "
-     "libraries (devarray's `a + a` 5.4, 6.5 and 6.1 us in the last three "
-     "runs, PyTorch's 9.7, 10.6 and 10.7 us), so rows near their target "
+     "libraries (devarray's `a + a` 3.8, 6.3 and 4.4 us in the three runs of "
+     "2026-11-29, PyTorch's 6.1, 10.1 and 6.7 us), so rows near their target "
      "move with the machine, and within a run: on 2026-11-29 `floor(a)` "
      "and `maximum(a, b)` took 5.8 and 5.3 us in their families' sections, "
      "where `exp(a)` and `a + a`, the same C path, took 3.9 and 3.8 us in "
@@ -323,11 +337,15 @@ CAUSES = [
      op("fft.rfft of each row", "the same 20 ops replayed"),
      "Calls of about 16 us (a batched cuFFT of 4 MiB) are within a "
      "microsecond of both peers, whose order changes from run to run (this "
-     "row was 0.91x in the previous run).  A replayed graph of 20 kernels on "
+     "row was 0.91x in an earlier run).  ncu of `rfft` of 1,024 rows of "
+     "4,096 float32: the three libraries launch the same cuFFT kernel "
+     "(`vector_fft_symm_r2c<4096>`, 1,024 blocks of 128 threads) and it "
+     "takes 15.6 us in devarray, 15.5 in CuPy and 15.6 in PyTorch, at 23% "
+     "DRAM and 44% SM each: the row's difference is outside the kernel, in "
+     "the call's host time.  A replayed graph of 20 kernels on "
      "1,024 elements takes 1.7 us a kernel node, the GPU's launch latency "
      "within a graph; its ratio to issuing the ops one by one moved with "
-     "the eager time (103.6 us in this run, over 113 us before).  Not "
-     "profiled."),
+     "the eager time (103.6 to 146.9 us in the last runs)."),
     ("Extension and exchange paths", op("C API", "pinned pipeline"),
      "`DevArray_GetView` of a CuPy array reads `__cuda_array_interface__`, a "
      "Python dict that CuPy builds on every access (2.3 us against CuPy's "

@@ -149,6 +149,8 @@ def operations(log2n):
         "cholesky3": ((65536, 3, 3), "float32", lambda x, m: m.linalg.cholesky(x), {"spd": True}),
         "cholesky8": ((65536, 8, 8), "float32", lambda x, m: m.linalg.cholesky(x), {"spd": True}),
         "fuse_chain": ((n,), "float32", lambda x, m: fused(m, chain)(x, x)),
+        # a batch of short vendor calls
+        "rfft_rows": ((1024, 4096), "float32", lambda x, m: m.fft.rfft(x)),
     }
 
 
