@@ -17,6 +17,7 @@ CuPy's, then PyTorch's.
 import argparse
 import ctypes
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,8 @@ if any((ROOT / "devarray").glob("_core*.so")):
     sys.path.insert(0, str(ROOT))
 
 import devarray  # noqa: E402
+from elementwise import expression  # noqa: E402
+from random_numbers import draws  # noqa: E402
 
 WARMUP = 2
 
@@ -148,14 +151,10 @@ def operations(log2n):
         # small batched factorisations and a fused elementwise chain
         "cholesky3": ((65536, 3, 3), "float32", lambda x, m: m.linalg.cholesky(x), {"spd": True}),
         "cholesky8": ((65536, 8, 8), "float32", lambda x, m: m.linalg.cholesky(x), {"spd": True}),
-        "fuse_chain": ((n,), "float32", lambda x, m: fused(m, chain)(x, x)),
+        "fuse_chain": ((n,), "float32", lambda x, m: fused(m, expression)(x, x)),
         # a batch of short vendor calls
         "rfft_rows": ((1024, 4096), "float32", lambda x, m: m.fft.rfft(x)),
     }
-
-
-def chain(a, b):
-    return ((a + b) * a - b) / b
 
 
 def copied(m, view):
@@ -181,25 +180,18 @@ def scatter_scalar(x, m):
     x[random_index(m, x.shape[0], x.shape[0] >> 2)] = 2.0
 
 
+DRAWS = {}
+
+
 def draw(m, kind, n):
-    """A draw of n values as bench/random_numbers.py makes it."""
-    name = m.__name__
-    if name == "devarray":
-        import devarray.random
-        rng = devarray.random.default_rng(0)
-        return {"random": lambda: rng.random(n, dtype=devarray.float32),
-                "integers": lambda: rng.integers(0, 1000, size=n, dtype=devarray.int32),
-                "standard_normal": lambda: rng.standard_normal(n, dtype=devarray.float32),
-                "permutation": lambda: rng.permutation(n)}[kind]()
-    if name == "cupy":
-        return {"random": lambda: m.random.random(n, dtype=np.float32),
-                "integers": lambda: m.random.randint(0, 1000, size=n, dtype=np.int32),
-                "standard_normal": lambda: m.random.standard_normal(n, dtype=np.float32),
-                "permutation": lambda: m.random.permutation(n)}[kind]()
-    return {"random": lambda: m.rand(n, device="cuda"),
-            "integers": lambda: m.randint(0, 1000, (n,), dtype=m.int32, device="cuda"),
-            "standard_normal": lambda: m.randn(n, device="cuda"),
-            "permutation": lambda: m.randperm(n, device="cuda")}[kind]()
+    """A draw of n values as bench/random_numbers.py makes it, each
+    library on its own generator, made at the first draw (libraries() has
+    imported CuPy and PyTorch by then)."""
+    if not DRAWS:
+        peers = types.SimpleNamespace(cupy=sys.modules.get("cupy"),
+                                      torch=sys.modules.get("torch"))
+        DRAWS.update(draws(peers, 0))
+    return DRAWS[kind][m.__name__](n)
 
 
 def host_input(shape, dtype, high=1 << 20, spd=False):
